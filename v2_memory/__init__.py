@@ -1,0 +1,33 @@
+"""v2_memory: governed memory for LLM agents, small enough to read in an afternoon.
+
+The article's three tracks — recent window, summary, long-term store — per user, with a
+relevance threshold, real erasure, and an exact inverted index. Standard library only.
+"""
+from .errors import StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError, V2MemoryError
+from .manager import MemoryManager
+from .messages import EraseReceipt, Hit, Message
+from .stores import JsonVectorStore, TornRecordWarning, VectorStore
+from .summarizer import ExtractiveSummarizer, Summarizer, Summary
+from .tokenizer import cosine_similarity, tokenize
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Message",
+    "tokenize",
+    "cosine_similarity",
+    "JsonVectorStore",
+    "MemoryManager",
+    "VectorStore",
+    "Hit",
+    "EraseReceipt",
+    "Summary",
+    "Summarizer",
+    "ExtractiveSummarizer",
+    "V2MemoryError",
+    "StoreError",
+    "StorePathError",
+    "StoreCorruptError",
+    "UnsupportedFormatError",
+    "TornRecordWarning",
+]

@@ -1,0 +1,46 @@
+"""Errors v2_memory raises on purpose.
+
+Every error the library raises deliberately is a ``V2MemoryError`` (never the built-in
+``MemoryError``, which means "out of RAM"). Subclasses carry the context a caller needs to act:
+the file, the line, the user. Argument misuse stays a plain ``TypeError`` / ``ValueError``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class V2MemoryError(Exception):
+    """Base class for every error v2_memory raises on purpose."""
+
+
+class StoreError(V2MemoryError):
+    """Something is wrong with a store file; ``path`` names it."""
+
+    def __init__(self, message: str, *, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        prefix = f"{self.path}: " if self.path is not None else ""
+        super().__init__(prefix + message)
+
+
+class StorePathError(StoreError, ValueError):
+    """The store path cannot hold a store (for example, it is a directory)."""
+
+
+class StoreCorruptError(StoreError):
+    """A store file cannot be read safely. It is left untouched on disk.
+
+    ``line`` is the 1-based line number of the first bad record, when known.
+    """
+
+    def __init__(self, message: str, *, path: Path | str, line: int | None = None) -> None:
+        self.line = line
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(where + message, path=path)
+
+
+class UnsupportedFormatError(StoreError):
+    """The file was written in a format version this release does not know."""
+
+    def __init__(self, message: str, *, path: Path | str, version: object = None) -> None:
+        self.version = version
+        super().__init__(message, path=path)

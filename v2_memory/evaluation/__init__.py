@@ -1,0 +1,1 @@
+"""Measurements: the performance benchmark (and, later, the pollution and LoCoMo evaluations)."""

@@ -1,0 +1,51 @@
+"""Durable file writes: the one place that knows how to replace a file safely.
+
+The recipe (used for every file v2_memory rewrites): write the whole new content to a temporary
+file in the same folder, flush and fsync it, then ``os.replace`` it over the old one. A crash at
+any moment leaves either the complete old file or the complete new one, never a half of each.
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["atomic_write_bytes", "atomic_write_text", "fsync_directory"]
+
+
+def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = True) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file + fsync + ``os.replace``)."""
+    path = Path(path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if fsync:
+                os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        # Never leave a stray temp file behind (it could hold text that was meant to be erased).
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+    if fsync:
+        fsync_directory(path.parent)
+
+
+def atomic_write_text(path: Path | str, text: str, *, fsync: bool = True) -> None:
+    """UTF-8 text version of :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def fsync_directory(folder: Path | str) -> None:
+    """Make a rename inside ``folder`` durable. A no-op where directories cannot be opened (Windows)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,198 @@
+"""The article's demo: blind top-k against a threshold, per-user tracks, and a real erase.
+
+Run it as ``python v2_memory/main.py`` (repo root), ``python main.py`` (inside ``v2_memory/``) or
+``python -m v2_memory demo``. It replays a five-turn conversation with a small rule-based agent
+(whose replies are stored too), one off-topic noise message and a guest user's private note, then
+asks ``"记忆污染 阈值 Agent"`` twice — blind top-8 and thresholded at 0.22 — erases the guest, and
+writes ``trace.json`` / ``trace.js`` (and the store) for ``visualization.html`` to show.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+if __package__ in (None, ""):
+    # Run as a script: the folder of this file is sys.path[0]; put the repo root there instead so
+    # `import v2_memory` works and no module here can shadow a standard-library one.
+    _HERE = Path(__file__).resolve().parent
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+    sys.path.insert(0, str(_HERE.parent))
+
+from v2_memory.manager import MemoryManager  # noqa: E402
+from v2_memory.messages import Message  # noqa: E402
+from v2_memory.traces import write_trace  # noqa: E402
+
+__all__ = ["DemoAgent", "run_demo", "main"]
+
+HERE = Path(__file__).resolve().parent
+PAGE = "visualization.html"
+STORE_FILE = "memory_store.json"
+DEFAULT_QUERY = "记忆污染 阈值 Agent"
+
+# The article's scenario, in the order it is written.
+CONVERSATION = [
+    "我在写 Agent 专栏，关注 ReAct 状态机。",
+    "如何治理记忆污染？",
+    "请记录第二篇要讨论记忆污染。",
+    "继续讨论向量检索阈值。",
+    "下一步把这些整理成文章大纲。",
+]
+NOISE = "今天午饭吃什么？顺便喝杯咖啡，聊聊天气。"
+GUEST_ID = "guest"
+GUEST_NOTE = "guest 的私人笔记：体检报告下周三出来，别告诉别人。我也在看记忆污染 阈值 Agent。"
+
+
+class DemoAgent:
+    """A deterministic stand-in for an LLM: reads its context, answers by rule, and is remembered.
+
+    Storing its replies is the point: they are what fills the blind top-k with the agent's echoes.
+    """
+
+    PLAN = "先做阈值过滤，再把短期窗口、摘要记忆和长期检索分层处理。"
+    ACK = "收到，我会记住你的专栏方向。"
+    DEFAULT = "我会基于当前会话窗口和通过阈值筛选的历史记忆回答。"
+
+    def __init__(self, manager: MemoryManager) -> None:
+        self.manager = manager
+        self.contexts: list[str] = []  # the context each reply was built from
+
+    def chat(self, text: str, user_id: str = "default") -> str:
+        self.manager.add(Message("user", text, user_id))
+        self.contexts.append(self.manager.build_context(text, user_id))
+        reply = self.PLAN if "如何" in text else self.ACK if text.startswith("我在") else self.DEFAULT
+        self.manager.add(Message("assistant", reply, user_id))
+        return reply
+
+
+def run_demo(
+    query: str = DEFAULT_QUERY,
+    threshold: float = 0.22,
+    top_k: int = 8,
+    window_size: int = 4,
+    out_dir: Path | str = HERE,
+) -> dict[str, Any]:
+    """Replay the scenario into a fresh store under ``out_dir``; return the trace it wrote."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    store_path = out_dir / STORE_FILE
+    store_path.unlink(missing_ok=True)  # the demo owns this file: every run starts from empty
+    with MemoryManager(window_size=window_size, threshold=threshold, store_path=store_path) as manager:
+        agent = DemoAgent(manager)
+        for text in CONVERSATION:
+            agent.chat(text)
+        manager.add(Message("user", NOISE))
+        manager.add(Message("user", GUEST_NOTE, GUEST_ID))
+        trace = _trace(manager, query, top_k)
+        guest_before = manager.retrieve_without_threshold(query, GUEST_ID, top_k)
+        receipt = manager.erase_user(GUEST_ID)
+        trace["isolation"] = {
+            "guest_hits_before_erase": len(guest_before),
+            "guest_text_in_default_context": GUEST_NOTE in trace["context"],
+        }
+        trace["erase_receipt"] = receipt.to_dict()
+        trace["guest_records_after_erase"] = manager.store.records(GUEST_ID)
+        trace["erase_verification"] = _verify_erasure(manager, query, store_path)
+        trace["users"] = {user: _user_tracks(manager, user) for user in ["default", GUEST_ID]}
+    trace["files"] = {"store": STORE_FILE, "trace": "trace.json", "page": PAGE}
+    write_trace(trace, out_dir)
+    if out_dir.resolve() != HERE:
+        shutil.copyfile(HERE / PAGE, out_dir / PAGE)  # keep the page next to its data
+    return trace
+
+
+def _trace(manager: MemoryManager, query: str, top_k: int) -> dict[str, Any]:
+    blind = manager.retrieve_without_threshold(query, top_k=top_k)
+    kept = manager.retrieve(query, top_k=top_k)
+    return {
+        "query": query,
+        "threshold": manager.threshold,
+        "top_k": top_k,
+        "window_size": manager.window_size,
+        "summary_memory": manager.summary("default"),
+        "recent_messages": [_message_dict(m) for m in manager.recent_messages("default")],
+        "blind_top_k": [hit.to_dict() for hit in blind],
+        "thresholded": [hit.to_dict() for hit in kept],
+        "context": manager.build_context(query, top_k=top_k),
+    }
+
+
+def _user_tracks(manager: MemoryManager, user_id: str) -> dict[str, Any]:
+    return {
+        "summary": manager.summary(user_id),
+        "recent_messages": [_message_dict(m) for m in manager.recent_messages(user_id)],
+        "long_term_records": len(manager.store.records(user_id)),
+    }
+
+
+def _verify_erasure(manager: MemoryManager, query: str, store_path: Path) -> dict[str, Any]:
+    """Look for the guest's note everywhere it could hide, after the erase."""
+    return {
+        "store_records": len(manager.store.records(GUEST_ID)),
+        "window_messages": len(manager.recent_messages(GUEST_ID)),
+        "summary_empty": manager.summary(GUEST_ID) == "",
+        "in_guest_context": GUEST_NOTE in manager.build_context(query, GUEST_ID),
+        "bytes_in_store_file": GUEST_NOTE.encode("utf-8") in store_path.read_bytes(),
+    }
+
+
+def _message_dict(message: Message) -> dict[str, Any]:
+    return {"user_id": message.user_id, "role": message.role, "content": message.content}
+
+
+def print_report(trace: dict[str, Any], out_dir: Path) -> None:
+    print(f"query: {trace['query']}")
+    print(f"blind top-{trace['top_k']} (retrieve_without_threshold):")
+    for hit in trace["blind_top_k"]:
+        print(f"  {hit['score']:.3f} {hit['record']['role']}: {hit['record']['content']}")
+    print(f"thresholded (retrieve, score >= {trace['threshold']}):")
+    for hit in trace["thresholded"]:
+        print(f"  {hit['score']:.3f} {hit['record']['role']}: {hit['record']['content']}")
+    print("context (build_context):")
+    for line in trace["context"].splitlines():
+        print(f"  {line}")
+    removed = trace["erase_receipt"]["removed"]
+    print(f"erase_user('guest'): removed {removed}; guest_records_after_erase = {trace['guest_records_after_erase']}")
+    print(f"wrote {out_dir / 'trace.json'} and {out_dir / 'trace.js'}")
+    print(f"open {(out_dir / PAGE).resolve().as_uri()}")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The demo's options (shared by ``main.py`` and ``python -m v2_memory demo``)."""
+    parser.add_argument("--query", default=DEFAULT_QUERY, help=f"query to ask (default: {DEFAULT_QUERY!r})")
+    parser.add_argument("--threshold", type=float, default=0.22, help="similarity threshold in [0, 1] (default: 0.22)")
+    parser.add_argument("--top-k", type=int, default=8, help="how many hits blind top-k returns (default: 8)")
+    parser.add_argument("--window-size", type=int, default=4, help="messages kept per user window (default: 4)")
+    parser.add_argument(
+        "--out", type=Path, default=HERE,
+        help="folder for trace.json, trace.js, the store and a copy of the page (default: next to main.py)",
+    )
+
+
+DESCRIPTION = "Reproduce the article's blind top-k vs threshold table and write trace.json."
+EPILOG = "example: python v2_memory/main.py --threshold 0.2 --top-k 5 --out /tmp/demo"
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """Run the demo for parsed arguments; errors become one line on stderr and exit code 2."""
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="replace")  # a non-UTF-8 console must not crash the demo
+    try:
+        trace = run_demo(args.query, args.threshold, args.top_k, args.window_size, args.out)
+    except (TypeError, ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print_report(trace, args.out)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="main.py", description=DESCRIPTION, epilog=EPILOG)
+    add_arguments(parser)
+    return run_from_args(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

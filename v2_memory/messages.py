@@ -1,0 +1,98 @@
+"""Values that flow through v2_memory: messages in, hits and receipts out.
+
+All of them are frozen dataclasses: once made they cannot change, so a hit shown in a trace is
+exactly the hit the manager used. Mutable state lives only in the window, the summary track, the
+store and the manager.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Iterator, Mapping
+
+from .validation import require_text
+
+__all__ = ["Message", "Hit", "EraseReceipt", "as_utc"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One conversation message, as the article defines it, plus optional provenance.
+
+    ``role``, ``content`` and ``user_id`` must be non-empty strings. ``timestamp``, when given,
+    must be timezone-aware and is kept in UTC; when omitted the manager stamps it from its clock.
+
+        >>> Message("user", "如何治理记忆污染？").user_id
+        'default'
+    """
+
+    role: str
+    content: str
+    user_id: str = "default"
+    session_id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    timestamp: datetime | None = None
+
+    def __post_init__(self) -> None:
+        require_text("role", self.role)
+        require_text("content", self.content)
+        require_text("user_id", self.user_id)
+        if self.session_id is not None:
+            require_text("session_id", self.session_id)
+        if not isinstance(self.metadata, Mapping):
+            raise TypeError(f"metadata must be a mapping, got {type(self.metadata).__name__}")
+        # subtle: a read-only copy, so the caller's dict cannot change a message after the fact.
+        object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
+        if self.timestamp is not None:
+            object.__setattr__(self, "timestamp", as_utc(self.timestamp))
+
+
+def as_utc(moment: datetime) -> datetime:
+    """Convert an aware datetime to UTC; refuse naive ones (their zone is a guess)."""
+    if not isinstance(moment, datetime):
+        raise TypeError(f"timestamp must be a datetime, got {type(moment).__name__}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError("timestamp must be timezone-aware (use datetime.now(timezone.utc))")
+    return moment.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A search result: the similarity score and a copy of the stored record.
+
+    It unpacks like the article's tuples: ``score, record = hit``.
+    """
+
+    score: float
+    record: dict[str, Any]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter((self.score, self.record))
+
+    def to_dict(self, digits: int = 3) -> dict[str, Any]:
+        """The trace form: ``{"score": 0.354, "record": {...}}``."""
+        return {"score": round(self.score, digits), "record": dict(self.record)}
+
+
+@dataclass(frozen=True)
+class EraseReceipt:
+    """What ``erase_user`` removed, per track, and which files it rewrote."""
+
+    user_id: str
+    window: int = 0
+    summary: int = 0
+    store: int = 0
+    files_rewritten: tuple[str, ...] = ()
+
+    @property
+    def total(self) -> int:
+        """Number of items removed across the tracks (summary counts covered messages)."""
+        return self.window + self.summary + self.store
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "user_id": self.user_id,
+            "removed": {"window": self.window, "summary": self.summary, "store": self.store},
+            "files_rewritten": list(self.files_rewritten),
+        }

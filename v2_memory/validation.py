@@ -1,0 +1,38 @@
+"""Argument checks shared by every public entry point.
+
+Bad input must fail loudly *before* anything changes, with a message that names the argument.
+"""
+from __future__ import annotations
+
+import math
+
+__all__ = ["require_text", "check_top_k", "check_threshold"]
+
+
+def require_text(name: str, value: object) -> str:
+    """Return ``value`` if it is a non-blank string, else raise TypeError / ValueError."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    if not value.strip():
+        raise ValueError(f"{name} must not be empty")
+    return value
+
+
+def check_top_k(top_k: object) -> int:
+    """``top_k`` must be an int >= 1 (``True`` is not a number of results)."""
+    if not isinstance(top_k, int) or isinstance(top_k, bool):
+        raise TypeError(f"top_k must be an int, got {type(top_k).__name__}")
+    if top_k < 1:
+        raise ValueError(f"top_k must be >= 1, got {top_k}")
+    return top_k
+
+
+def check_threshold(threshold: object, *, allow_none: bool = True) -> float | None:
+    """A similarity threshold: a real number in [0, 1] (NaN would silently admit nothing)."""
+    if threshold is None and allow_none:
+        return None
+    if not isinstance(threshold, (int, float)) or isinstance(threshold, bool):
+        raise TypeError(f"threshold must be a number, got {type(threshold).__name__}")
+    if math.isnan(threshold) or not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be within [0, 1], got {threshold}")
+    return float(threshold)
