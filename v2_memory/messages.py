@@ -1,6 +1,6 @@
 """Values that flow through v2_memory: messages in, hits and receipts out.
 
-All of them are frozen dataclasses: once made they cannot change, so a hit shown in a trace is
+All of them are immutable (frozen dataclasses, or a named tuple for hits): once made they cannot change, so a hit shown in a trace is
 exactly the hit the manager used. Mutable state lives only in the window, the summary track, the
 store and the manager.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from .validation import require_text
 
@@ -57,18 +57,15 @@ def as_utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc)
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """A search result: the similarity score and a copy of the stored record.
 
-    It unpacks like the article's tuples: ``score, record = hit``.
+    A named tuple, so it works like the article's ``(score, record)`` pairs:
+    ``score, record = hit``, ``hit[0]``, ``hit.score``.
     """
 
     score: float
     record: dict[str, Any]
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter((self.score, self.record))
 
     def to_dict(self, digits: int = 3) -> dict[str, Any]:
         """The trace form: ``{"score": 0.354, "record": {...}}``."""

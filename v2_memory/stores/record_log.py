@@ -72,6 +72,7 @@ class RecordLog:
     # -- loading -----------------------------------------------------------------------------
     def load(self) -> LoadedLog:
         """Read the file (creating it if missing), drop a torn tail, and open it for appends."""
+        self._remove_stale_temp_files()
         if not self.path.exists() or self.path.stat().st_size == 0:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.path, _header(1), fsync=self.fsync)
@@ -82,6 +83,12 @@ class RecordLog:
             self._drop_torn_tail(len(complete) + 1, len(torn))
         self._open()
         return loaded
+
+    def _remove_stale_temp_files(self) -> None:
+        # A crash during rewrite() can leave its temp file behind. It may hold text that was
+        # erased later, so it must not linger; the real file is intact either way (os.replace).
+        for stale in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
 
     def _parse(self, lines: list[bytes], torn_bytes: int) -> LoadedLog:
         if not lines:
