@@ -9,8 +9,10 @@ writes ``trace.json`` / ``trace.js`` (and the store) for ``visualization.html`` 
 from __future__ import annotations
 
 import argparse
+import itertools
 import shutil
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -43,6 +45,12 @@ CONVERSATION = [
 NOISE = "今天午饭吃什么？顺便喝杯咖啡，聊聊天气。"
 GUEST_ID = "guest"
 GUEST_NOTE = "guest 的私人笔记：体检报告下周三出来，别告诉别人。我也在看记忆污染 阈值 Agent。"
+
+
+def demo_clock(start: datetime = datetime(2026, 6, 22, tzinfo=timezone.utc)):
+    """A deterministic clock: each call is one minute after the previous (same trace every run)."""
+    ticks = itertools.count()
+    return lambda: start + timedelta(minutes=next(ticks))
 
 
 class DemoAgent:
@@ -79,7 +87,9 @@ def run_demo(
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_FILE
     store_path.unlink(missing_ok=True)  # the demo owns this file: every run starts from empty
-    with MemoryManager(window_size=window_size, threshold=threshold, store_path=store_path) as manager:
+    with MemoryManager(
+        window_size=window_size, threshold=threshold, store_path=store_path, clock=demo_clock()
+    ) as manager:
         agent = DemoAgent(manager)
         for text in CONVERSATION:
             agent.chat(text)

@@ -1,0 +1,77 @@
+"""The article's demo: its table to the third decimal, both ways of running it, its trace."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from v2_memory.main import GUEST_NOTE, run_demo
+
+REPO = Path(__file__).resolve().parent.parent
+ARTICLE_BLIND = [0.354, 0.277, 0.211, 0.204, 0.204, 0.204, 0.204, 0.083]
+ARTICLE_THRESHOLDED = [0.354, 0.277]
+
+
+def test_the_article_table_reproduces(tmp_path):
+    trace = run_demo(out_dir=tmp_path)
+    assert [hit["score"] for hit in trace["blind_top_k"]] == ARTICLE_BLIND
+    assert [hit["score"] for hit in trace["thresholded"]] == ARTICLE_THRESHOLDED
+    assert [hit["record"]["content"] for hit in trace["thresholded"]] == ["如何治理记忆污染？", "请记录第二篇要讨论记忆污染。"]
+    # Four of the eight blind hits are the agent echoing itself (what governance will reject).
+    assert [hit["record"]["role"] for hit in trace["blind_top_k"]].count("assistant") == 4
+
+
+def test_trace_keeps_the_article_keys_and_proves_the_erase(tmp_path):
+    run_demo(out_dir=tmp_path)
+    trace = json.loads((tmp_path / "trace.json").read_text(encoding="utf-8"))
+    for key in ["query", "summary_memory", "recent_messages", "blind_top_k", "thresholded", "guest_records_after_erase"]:
+        assert key in trace
+    assert trace["query"] == "记忆污染 阈值 Agent"
+    assert trace["guest_records_after_erase"] == []
+    assert trace["erase_receipt"]["removed"] == {"window": 1, "summary": 0, "store": 1}
+    assert not any(v for k, v in trace["erase_verification"].items() if k != "summary_empty")
+    assert trace["isolation"] == {"guest_hits_before_erase": 1, "guest_text_in_default_context": False}
+    for file in tmp_path.iterdir():  # the guest's note is in no file the demo wrote
+        assert GUEST_NOTE.encode("utf-8") not in file.read_bytes(), file
+    js = (tmp_path / "trace.js").read_text(encoding="utf-8")
+    assert js.startswith("window.V2_MEMORY_TRACE = ") and json.loads(js[len("window.V2_MEMORY_TRACE = ") : -2]) == trace
+
+
+@pytest.mark.parametrize(
+    "cwd, argv",
+    [
+        (REPO, ["v2_memory/main.py"]),
+        (REPO / "v2_memory", ["main.py"]),
+        (REPO, ["-m", "v2_memory", "demo"]),
+    ],
+)
+def test_runs_as_the_readme_says(tmp_path, cwd, argv):
+    done = subprocess.run(
+        [sys.executable, *argv, "--out", str(tmp_path)], cwd=cwd, capture_output=True, text=True, encoding="utf-8", timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "0.354 user: 如何治理记忆污染？" in done.stdout and "0.083 user: 我在写 Agent 专栏" in done.stdout
+    assert {"trace.json", "trace.js", "memory_store.json", "visualization.html"} <= {p.name for p in tmp_path.iterdir()}
+
+
+def test_running_twice_gives_the_same_table(tmp_path):
+    first, second = run_demo(out_dir=tmp_path), run_demo(out_dir=tmp_path)
+    assert first["blind_top_k"] == second["blind_top_k"]
+
+
+def test_options_change_the_run(tmp_path):
+    trace = run_demo(query="咖啡 天气", threshold=0.1, top_k=3, window_size=2, out_dir=tmp_path)
+    assert trace["top_k"] == 3 and len(trace["blind_top_k"]) == 3
+    assert trace["thresholded"][0]["record"]["content"].startswith("今天午饭")
+    assert len(trace["recent_messages"]) == 2
+
+
+def test_bad_option_is_one_line_on_stderr(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "v2_memory/main.py", "--threshold", "nan", "--out", str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 2 and done.stderr.strip() == "error: threshold must be within [0, 1], got nan"
