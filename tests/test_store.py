@@ -232,3 +232,18 @@ def test_torn_last_record_is_dropped_with_a_warning(tmp_path):
         warnings.simplefilter("error")
         with JsonVectorStore(path) as store:
             assert [r["content"] for r in store.records("u")] == ["c1", "after"]
+
+
+def test_tenants_are_separate_people(store):
+    store.add("alice", "user", "tenant a secret", tenant_id="a")
+    store.add("alice", "user", "tenant b secret", tenant_id="b")
+    store.add("alice", "user", "no tenant secret")
+    assert [r["content"] for _, r in store.search("secret", "alice", tenant_id="a")] == ["tenant a secret"]
+    assert [r["content"] for _, r in store.search("secret", "alice")] == ["no tenant secret"]
+    assert store.erase_user("alice", tenant_id="a") == 1
+    assert store.records("alice", tenant_id="b")[0]["tenant_id"] == "b"
+    assert store.users() == ["alice"] and store.users(tenant_id="b") == ["alice"]
+    with pytest.raises(ValueError):
+        store.search("secret", "alice", tenant_id="")
+    with pytest.raises(ValueError):
+        store.add("alice", "user", "x", tenant_id="  ")

@@ -2,7 +2,8 @@
 
 The manager talks to this protocol and never names a backend. A store only stores and searches;
 it knows nothing of thresholds chosen by policy, windows, summaries or users' rights — except the
-one boundary no store may cross: a search sees only the records of the user it was asked about.
+one boundary no store may cross: a search sees only the records of the user (and tenant) it was
+asked about.
 """
 from __future__ import annotations
 
@@ -18,15 +19,23 @@ __all__ = ["VectorStore"]
 class VectorStore(Protocol):
     """``add`` / ``search`` / ``erase_user``, the article's facade, plus what erasure needs."""
 
-    def add(self, user_id: str, role: str, content: str, **metadata: Any) -> dict[str, Any]:
+    def add(
+        self, user_id: str, role: str, content: str, *, tenant_id: str | None = None, **metadata: Any
+    ) -> dict[str, Any]:
         """Store one record for ``user_id``; return it with its new ``record_id``."""
 
     def search(
-        self, query: str, user_id: str = "default", top_k: int = 3, threshold: float | None = None
+        self,
+        query: str,
+        user_id: str = "default",
+        top_k: int = 3,
+        threshold: float | None = None,
+        *,
+        tenant_id: str | None = None,
     ) -> list[Hit]:
         """That user's best records: score descending, ties in insertion order."""
 
-    def erase_user(self, user_id: str) -> int:
+    def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> int:
         """Remove every record of ``user_id`` from memory and disk; return how many."""
 
     def get(self, record_id: int) -> dict[str, Any] | None:
@@ -35,7 +44,7 @@ class VectorStore(Protocol):
     def delete(self, record_id: int) -> dict[str, Any] | None:
         """Remove one record from memory and disk; return it, or None if absent."""
 
-    def records(self, user_id: str) -> list[dict[str, Any]]:
+    def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
         """Copies of that user's records in insertion order."""
 
     def files(self) -> list[Path]:

@@ -26,7 +26,8 @@ from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]
 
-RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content"})
+RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id"})
+Scope = tuple  # (tenant_id or None, user_id): the boundary a search never crosses
 
 
 class _Partition:
@@ -56,12 +57,15 @@ class JsonVectorStore:
 
     ``path=None`` keeps everything in memory. ``fsync=True`` makes every acknowledged add
     survive a power loss, at the cost of one disk flush per add (or per batch).
+
+    An optional ``tenant_id`` widens the boundary: the same user id under two tenants is two
+    people, each with their own partition.
     """
 
     def __init__(self, path: Path | str | None = "memory_store.json", *, fsync: bool = False) -> None:
         self._lock = threading.RLock()
-        # user_id -> _Partition ; record_id -> record
-        self._partitions: dict[str, _Partition] = {}
+        # (tenant_id, user_id) -> _Partition ; record_id -> record
+        self._partitions: dict[Scope, _Partition] = {}
         self._by_id: dict[int, dict[str, Any]] = {}
         self._next_id = 1
         self._pending: list[dict[str, Any]] | None = None  # records of an open batch
@@ -75,16 +79,21 @@ class JsonVectorStore:
             self.dropped_bytes = loaded.dropped_bytes
 
     # -- the article's facade ------------------------------------------------------------------
-    def add(self, user_id: str, role: str, content: str, **metadata: Any) -> dict[str, Any]:
+    def add(
+        self, user_id: str, role: str, content: str, *, tenant_id: str | None = None, **metadata: Any
+    ) -> dict[str, Any]:
         """Store one record and return a copy of it, with its new integer ``record_id``."""
-        require_text("user_id", user_id)
+        _scope(user_id, tenant_id)
         require_text("role", role)
         require_text("content", content)
         clash = RESERVED_FIELDS.intersection(metadata)
         if clash:
             raise ValueError(f"metadata may not set reserved fields: {sorted(clash)}")
         with self._lock:
-            record = {"record_id": self._next_id, "user_id": user_id, "role": role, "content": content, **metadata}
+            record = {"record_id": self._next_id, "user_id": user_id, "role": role, "content": content}
+            if tenant_id is not None:
+                record["tenant_id"] = tenant_id
+            record.update(metadata)
             line = encode_record(record)  # fails on non-JSON metadata before anything changes
             if self._pending is not None:
                 self._pending.append(record)
@@ -96,7 +105,13 @@ class JsonVectorStore:
             return dict(record)
 
     def search(
-        self, query: str, user_id: str = "default", top_k: int = 3, threshold: float | None = None
+        self,
+        query: str,
+        user_id: str = "default",
+        top_k: int = 3,
+        threshold: float | None = None,
+        *,
+        tenant_id: str | None = None,
     ) -> list[Hit]:
         """That user's ``top_k`` records by cosine, score >= ``threshold`` when one is given.
 
@@ -104,23 +119,23 @@ class JsonVectorStore:
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        require_text("user_id", user_id)
+        scope = _scope(user_id, tenant_id)
         check_top_k(top_k)
         threshold = check_threshold(threshold)
         query_counts = term_counts(query)
         with self._lock:
-            partition = self._partitions.get(user_id)
+            partition = self._partitions.get(scope)
             if partition is None:
                 return []
             pairs = partition.searchable().search(query_counts, vector_norm(query_counts), top_k, threshold)
             return [Hit(score, dict(record)) for score, record in pairs]
 
-    def erase_user(self, user_id: str) -> int:
+    def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> int:
         """Remove the user's records from memory and rewrite the file without them."""
-        require_text("user_id", user_id)
+        scope = _scope(user_id, tenant_id)
         with self._lock:
             self._flush_pending()
-            partition = self._partitions.pop(user_id, None)
+            partition = self._partitions.pop(scope, None)
             if partition is None:
                 return 0
             for record in partition.records:
@@ -141,23 +156,26 @@ class JsonVectorStore:
             record = self._by_id.pop(record_id, None)
             if record is None:
                 return None
-            partition = self._partitions[record["user_id"]]
+            scope = _record_scope(record)
+            partition = self._partitions[scope]
             partition.records.remove(record)
             partition.index = None
             if not partition.records:
-                del self._partitions[record["user_id"]]
+                del self._partitions[scope]
             self.compact()
             return dict(record)
 
-    def records(self, user_id: str) -> list[dict[str, Any]]:
-        require_text("user_id", user_id)
+    def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
+        """Copies of the user's records, in insertion order."""
+        scope = _scope(user_id, tenant_id)
         with self._lock:
-            partition = self._partitions.get(user_id)
+            partition = self._partitions.get(scope)
             return [dict(record) for record in partition.records] if partition else []
 
-    def users(self) -> list[str]:
+    def users(self, *, tenant_id: str | None = None) -> list[str]:
+        """User ids with records (under ``tenant_id``; None means records without a tenant)."""
         with self._lock:
-            return list(self._partitions)
+            return [user for tenant, user in self._partitions if tenant == tenant_id]
 
     def __len__(self) -> int:
         return len(self._by_id)
@@ -215,4 +233,16 @@ class JsonVectorStore:
 
     def _insert(self, record: dict[str, Any]) -> None:
         self._by_id[record["record_id"]] = record
-        self._partitions.setdefault(record["user_id"], _Partition()).append(record)
+        self._partitions.setdefault(_record_scope(record), _Partition()).append(record)
+
+
+def _scope(user_id: object, tenant_id: object) -> Scope:
+    """Validate and build a partition key; an empty or missing id fails closed."""
+    require_text("user_id", user_id)
+    if tenant_id is not None:
+        require_text("tenant_id", tenant_id)
+    return (tenant_id, user_id)
+
+
+def _record_scope(record: dict[str, Any]) -> Scope:
+    return (record.get("tenant_id"), record["user_id"])
