@@ -103,6 +103,8 @@ def run_demo(
             "guest_text_in_default_context": GUEST_NOTE in trace["context"],
         }
         trace["erase_receipt"] = receipt.to_dict()
+        # File names, not absolute paths: a shared trace should not reveal the machine's layout.
+        trace["erase_receipt"]["files_rewritten"] = [Path(f).name for f in receipt.files_rewritten]
         trace["guest_records_after_erase"] = manager.store.records(GUEST_ID)
         trace["erase_verification"] = _verify_erasure(manager, query, store_path)
         trace["users"] = {user: _user_tracks(manager, user) for user in ["default", GUEST_ID]}
