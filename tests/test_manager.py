@@ -52,13 +52,14 @@ def test_build_context_layout_and_no_repeats_of_the_window(manager):
 
 
 def test_timestamps_come_from_the_clock_in_utc(manager, clock):
-    record = manager.add(Message("user", "hello"))
-    assert record["created_at"] == "2026-01-01T00:00:00+00:00"
+    def created_at(message):
+        return manager.store.get(manager.add(message).record_id)["created_at"]
+
+    assert created_at(Message("user", "hello")) == "2026-01-01T00:00:00+00:00"
     clock.advance(hours=1)
     tokyo = timezone(timedelta(hours=9))
-    record = manager.add(Message("user", "hi", timestamp=datetime(2026, 1, 1, 9, tzinfo=tokyo)))
-    assert record["created_at"] == "2026-01-01T00:00:00+00:00"
-    assert manager.add(Message("user", "later"))["created_at"] == "2026-01-01T01:00:00+00:00"
+    assert created_at(Message("user", "hi there", timestamp=datetime(2026, 1, 1, 9, tzinfo=tokyo))) == "2026-01-01T00:00:00+00:00"
+    assert created_at(Message("user", "later on")) == "2026-01-01T01:00:00+00:00"
 
 
 def test_erase_user_receipt_counts_every_track(tmp_path, clock):
@@ -69,8 +70,9 @@ def test_erase_user_receipt_counts_every_track(tmp_path, clock):
         receipt = manager.erase_user("guest")
         assert receipt.to_dict() == {
             "user_id": "guest",
-            "removed": {"window": 2, "summary": 3, "store": 5},
-            "files_rewritten": [str(tmp_path / "m.json")],
+            "tenant_id": None,
+            "removed": {"window": 2, "summary": 3, "store": 5, "ledger": 5, "state": 0},
+            "files_rewritten": [str(tmp_path / "m.json"), str(tmp_path / "m.governance.sqlite3")],
         }
         assert manager.users() == ["default"]
         assert manager.erase_user("guest").total == 0
@@ -78,7 +80,7 @@ def test_erase_user_receipt_counts_every_track(tmp_path, clock):
 
 
 def test_forget_rebuilds_the_summary_without_the_record(manager):
-    ids = [manager.add(Message("user", text))["record_id"] for text in ["alpha", "beta", "gamma", "delta"]]
+    ids = [manager.add(Message("user", text)).record_id for text in ["alpha", "beta", "gamma", "delta"]]
     assert "alpha" in manager.summary() and "beta" in manager.summary()
     assert manager.forget("default", ids[0]) is True
     assert "alpha" not in manager.summary() and manager.summary().startswith("[1 earlier message] user: beta")

@@ -1,21 +1,27 @@
-"""``MemoryManager``: the article's three tracks, per user, behind one small API.
+"""``MemoryManager``: the article's three tracks, per user, governed, behind one small API.
 
-    write:  add(message) ──► long-term store (every message)
-                         └─► recent window (per user) ──overflow──► summary (per user, bounded)
-    read:   build_context(query, user_id) = that user's summary + window + store hits >= threshold
+    write:  add(message) ─► write policy ─► long-term store (+ ledger: trust, weight, identifiers, facts)
+                                        └─► recent window (per user) ──overflow──► summary (per user)
+    read:   build_context(query, user_id) = confirmed persona facts + summary + window
+                                            + long-term memories the admission rules let in
 
-Every read names a user and draws only on that user's tracks; ``erase_user`` removes the user
-from all three tracks and from the store's file, and returns a receipt saying what it removed.
+Every read names a user (and optionally a tenant, session, task, domain) and draws only on that
+scope's tracks; ``explain`` shows every candidate's admission with its reasons; ``erase_user``
+removes the user from all tracks and every file, and returns a receipt.
 """
 from __future__ import annotations
 
 import threading
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from .messages import EraseReceipt, Hit, Message, as_utc
+from .governance.admission import Explanation
+from .governance.governor import GovernancePolicy, Governor
+from .governance.ledger import Fact, Ledger, scope_key
+from .governance.state import SessionInfo, TaskInfo
+from .messages import EraseReceipt, Hit, Message, WriteResult, as_utc
 from .stores import JsonVectorStore, VectorStore
 from .summarizer import Summarizer, SummaryTrack
 from .validation import check_threshold, check_top_k, require_text
@@ -31,11 +37,20 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class MemoryManager:
-    """Recent window + summary + long-term store, isolated per user.
+def _scope(user_id: object, tenant_id: object) -> tuple[str | None, str]:
+    """Reads and writes name a user; an empty or missing id fails closed, never "all users"."""
+    require_text("user_id", user_id)
+    if tenant_id is not None:
+        require_text("tenant_id", tenant_id)
+    return (tenant_id, user_id)  # type: ignore[return-value]
 
-    ``store_path=None`` keeps the store in memory; ``store=`` plugs in any ``VectorStore``.
-    ``clock`` returns the current aware datetime (inject a fake one in tests).
+
+class MemoryManager:
+    """Recent window + summary + long-term store, isolated per user and governed.
+
+    ``store_path=None`` keeps everything in memory; ``store=`` plugs in any ``VectorStore``.
+    ``governance=False`` gives the article's behaviour (store and trust everything; threshold only);
+    a ``GovernancePolicy`` tunes the rules. ``clock`` returns the current aware datetime.
     """
 
     def __init__(
@@ -48,119 +63,189 @@ class MemoryManager:
         summarizer: Summarizer | None = None,
         clock: Clock | None = None,
         fsync: bool = False,
+        governance: GovernancePolicy | bool = True,
+        ledger_path: Path | str | None = None,
     ) -> None:
         self.threshold = check_threshold(threshold, allow_none=False)
         self.window = RecentWindow(window_size)
         self.summaries = SummaryTrack(summarizer)
         self.store: VectorStore = store if store is not None else JsonVectorStore(store_path, fsync=fsync)
         self.clock: Clock = clock if clock is not None else utc_now
+        policy = governance if isinstance(governance, GovernancePolicy) else GovernancePolicy(enabled=bool(governance))
+        if ledger_path is None and store is None and store_path is not None:
+            path = Path(store_path)
+            ledger_path = path.with_name(path.stem + ".governance.sqlite3")
+        self.ledger = Ledger(ledger_path)
+        self.governor = Governor(self.store, self.ledger, policy, self._now)
         self._lock = threading.RLock()
 
     @property
     def window_size(self) -> int:
         return self.window.size
 
+    @property
+    def policy(self) -> GovernancePolicy:
+        return self.governor.policy
+
+    def _now(self) -> datetime:
+        return as_utc(self.clock())
+
     # -- write path --------------------------------------------------------------------------
-    def add(self, message: Message) -> dict[str, Any]:
-        """Store ``message`` in the long-term store and the user's window; return the stored record."""
+    def add(self, message: Message) -> WriteResult:
+        """Write ``message`` through the write policy; return what was stored where, and why."""
         if not isinstance(message, Message):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
         with self._lock:
             if message.timestamp is None:
-                message = replace(message, timestamp=as_utc(self.clock()))
-            fields: dict[str, Any] = {"created_at": message.timestamp.isoformat()}
-            if message.session_id is not None:
-                fields["session_id"] = message.session_id
-            if message.metadata:
-                fields["metadata"] = dict(message.metadata)
-            record = self.store.add(message.user_id, message.role, message.content, **fields)
+                message = replace(message, timestamp=self._now())
+            result, shown = self.governor.write(message)
+            scope = (message.tenant_id, message.user_id)
             # Messages pushed out of the user's window are folded into that user's summary.
-            for record_id, expired in self.window.push(message.user_id, record["record_id"], message):
-                self.summaries.fold(message.user_id, expired, record_id)
-            return record
+            if "summary" in result.stored_in or "window" in result.stored_in:
+                for record_id, expired in self.window.push(scope, result.record_id, shown):
+                    self.summaries.fold(scope, expired, record_id)
+            return result
+
+    def verify(self, record_id: int) -> bool:
+        """A user confirmed this (model-written) memory: it becomes verified, full weight."""
+        return self.ledger.verify(record_id)
+
+    def confirm_fact(self, user_id: str, key: str, *, value: str | None = None, tenant_id: str | None = None) -> int:
+        """The user confirmed a pending persona fact (``key`` like "diet"); return how many were confirmed."""
+        tenant, user = _scope(user_id, tenant_id)
+        require_text("key", key)
+        return self.ledger.confirm_fact(scope_key(user, tenant), key, value)
+
+    def facts(self, user_id: str = "default", *, status: str | None = None, tenant_id: str | None = None) -> list[Fact]:
+        """The user's persona facts (pending, confirmed and superseded unless ``status`` says)."""
+        tenant, user = _scope(user_id, tenant_id)
+        return self.ledger.facts(scope_key(user, tenant), status=status)
+
+    # -- sessions and tasks ------------------------------------------------------------------
+    def end_session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> bool:
+        """End a session: its session-domain memories never enter a context again."""
+        require_text("session_id", session_id)
+        return self.governor.state.end_session(_scope(user_id, tenant_id), session_id)
+
+    def session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> SessionInfo | None:
+        scope = _scope(user_id, tenant_id)
+        return next((s for s in self.governor.state.sessions(scope) if s.session_id == session_id), None)
+
+    def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
+        require_text("task_id", task_id)
+        return self.governor.state.start_task(_scope(user_id, tenant_id), task_id, ttl)
+
+    def set_task_progress(self, user_id: str, task_id: str, completion: float, *, tenant_id: str | None = None) -> TaskInfo:
+        """Record how far a task is (0..1); task memories decay by (1 − completion)."""
+        return self.governor.state.set_progress(_scope(user_id, tenant_id), task_id, completion)
+
+    def finish_task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo:
+        return self.governor.state.finish_task(_scope(user_id, tenant_id), task_id)
+
+    def task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo | None:
+        return self.governor.state.task(_scope(user_id, tenant_id), task_id)
 
     # -- read path ---------------------------------------------------------------------------
-    def retrieve(self, query: str, user_id: str = "default", top_k: int = 3) -> list[Hit]:
-        """The user's best long-term memories whose score passes the manager's threshold."""
-        return self.store.search(query, user_id=user_id, top_k=top_k, threshold=self.threshold)
+    def explain(self, query: str, user_id: str = "default", top_k: int = 3, *, tenant_id: str | None = None,
+                session_id: str | None = None, task_id: str | None = None, domain: str | None = None) -> Explanation:
+        """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        scope = _scope(user_id, tenant_id)
+        check_top_k(top_k)
+        with self._lock:
+            return self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
+                                         session_id=session_id, task_id=task_id, domain=domain)
 
-    def retrieve_without_threshold(self, query: str, user_id: str = "default", top_k: int = 3) -> list[Hit]:
+    def retrieve(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> list[Hit]:
+        """The user's admitted long-term memories (score = similarity), best first."""
+        with self._lock:
+            explanation = self.explain(query, user_id, top_k, **read_scope)
+            self.governor.record_usage(explanation)
+            return [Hit(a.similarity, dict(a.record)) for a in explanation.admitted]
+
+    def retrieve_without_threshold(self, query: str, user_id: str = "default", top_k: int = 3, *,
+                                   tenant_id: str | None = None) -> list[Hit]:
         """Blind top-k: always up to ``top_k`` hits, relevant or not (the article's counter-example)."""
-        return self.store.search(query, user_id=user_id, top_k=top_k, threshold=None)
+        return self.store.search(query, user_id=user_id, top_k=top_k, threshold=None, tenant_id=tenant_id)
 
-    def build_context(self, query: str, user_id: str = "default", top_k: int = 3) -> str:
-        """The prompt context for ``user_id``: summary, recent window, then thresholded memories.
+    def build_context(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> str:
+        """The prompt context: persona facts, summary, recent window, then admitted memories.
 
         Memories already shown in the recent window are not repeated.
         """
-        require_text("user_id", user_id)
         check_top_k(top_k)
         with self._lock:
-            parts = []
-            summary = self.summaries.get(user_id)
+            explanation = self.explain(query, user_id, top_k + self.window.size, **read_scope)
+            self.governor.record_usage(explanation)
+            scope = (read_scope.get("tenant_id"), user_id)
+            parts = self.governor.fact_lines(scope)
+            summary = self.summaries.get(scope)
             if summary.text:
                 parts.append(f"summary: {summary.text}")
-            entries = self.window.entries(user_id)
+            entries = [(rid, m) for rid, m in self.window.entries(scope)
+                       if self.governor.keeps_in_window(m, scope, read_scope.get("session_id"), read_scope.get("task_id"))]
             parts.extend(f"recent: {message.role}: {message.content}" for _, message in entries)
             in_window = {record_id for record_id, _ in entries}
-            hits = self.retrieve(query, user_id=user_id, top_k=top_k + len(in_window))
-            fresh = [hit for hit in hits if hit.record["record_id"] not in in_window][:top_k]
-            parts.extend(f"memory({hit.score:.3f}): {hit.record['role']}: {hit.record['content']}" for hit in fresh)
+            fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
+            parts.extend(f"memory({a.similarity:.3f}): {a.record['role']}: {a.record['content']}" for a in fresh)
             return "\n".join(parts)
 
-    def recent_messages(self, user_id: str = "default") -> list[Message]:
+    def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
-        require_text("user_id", user_id)
-        return self.window.messages(user_id)
+        return self.window.messages(_scope(user_id, tenant_id))
 
-    def summary(self, user_id: str = "default") -> str:
+    def summary(self, user_id: str = "default", *, tenant_id: str | None = None) -> str:
         """The user's summary of messages that left the window ('' if none)."""
-        require_text("user_id", user_id)
-        return self.summaries.get(user_id).text
+        return self.summaries.get(_scope(user_id, tenant_id)).text
 
-    def users(self) -> list[str]:
-        """Every user with something in any track, in first-seen order."""
-        seen = dict.fromkeys(self.window.users() + self.summaries.users())
-        seen.update(dict.fromkeys(getattr(self.store, "users", lambda: [])()))
+    def users(self, *, tenant_id: str | None = None) -> list[str]:
+        """Every user (under ``tenant_id``) with something in any track, in first-seen order."""
+        scopes = self.window.users() + self.summaries.users()
+        seen = dict.fromkeys(user for tenant, user in scopes if tenant == tenant_id)
+        seen.update(dict.fromkeys(self.store.users(tenant_id=tenant_id)) if hasattr(self.store, "users") else {})
         return list(seen)
 
     # -- erasure -----------------------------------------------------------------------------
-    def erase_user(self, user_id: str) -> EraseReceipt:
-        """Remove the user from every track and every file the store wrote; return a receipt."""
-        require_text("user_id", user_id)
+    def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> EraseReceipt:
+        """Remove the user from every track and every file the library wrote; return a receipt."""
+        scope = _scope(user_id, tenant_id)
         with self._lock:
-            window = self.window.erase(user_id)
-            summary = self.summaries.erase(user_id)
-            store = self.store.erase_user(user_id)
-            files = tuple(str(path) for path in self.store.files()) if store else ()
-            return EraseReceipt(user_id, window=window, summary=summary, store=store, files_rewritten=files)
+            window = self.window.erase(scope)
+            summary = self.summaries.erase(scope)
+            store = self.store.erase_user(user_id, tenant_id=tenant_id)
+            ledger = self.ledger.erase(scope_key(user_id, tenant_id))
+            state = self.governor.state.erase(scope)
+            files = tuple(str(p) for p in self.store.files()) if store else ()
+            files += tuple(str(p) for p in self.ledger.files()) if ledger else ()
+            return EraseReceipt(user_id, window, summary, store, ledger, state, files, tenant_id)
 
-    def forget(self, user_id: str, record_id: int) -> bool:
+    def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None) -> bool:
         """Remove one of the user's memories from every track (the summary is rebuilt without it)."""
-        require_text("user_id", user_id)
+        scope = _scope(user_id, tenant_id)
         with self._lock:
             record = self.store.get(record_id)
-            if record is None or record["user_id"] != user_id:
+            if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
                 return False
             self.store.delete(record_id)
-            self.window.remove(user_id, record_id)
-            covered = self.summaries.get(user_id).covers
+            self.ledger.forget(record_id)
+            self.window.remove(scope, record_id)
+            covered = self.summaries.get(scope).covers
             if record_id in covered:
-                kept = [(rid, self._as_message(self.store.get(rid))) for rid in covered if rid != record_id]
-                self.summaries.rebuild(user_id, [(rid, msg) for rid, msg in kept if msg is not None])
+                kept = [(rid, self.store.get(rid)) for rid in covered if rid != record_id]
+                self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
             return True
-
-    @staticmethod
-    def _as_message(record: dict[str, Any] | None) -> Message | None:
-        if record is None:
-            return None
-        return Message(record["role"], record["content"], record["user_id"])
 
     def close(self) -> None:
         self.store.close()
+        self.ledger.close()
 
     def __enter__(self) -> MemoryManager:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _as_message(record: dict[str, Any]) -> Message:
+    return Message(record["role"], record["content"], record["user_id"], tenant_id=record.get("tenant_id"))

@@ -11,9 +11,10 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
+from .governance.policy import DOMAINS, SOURCES
 from .validation import require_text
 
-__all__ = ["Message", "Hit", "EraseReceipt", "as_utc"]
+__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "as_utc"]
 
 
 @dataclass(frozen=True)
@@ -33,13 +34,26 @@ class Message:
     session_id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     timestamp: datetime | None = None
+    domain: str | None = None  # persona | session | task | None (ordinary conversation memory)
+    task_id: str | None = None
+    source: str | None = None  # user_input | llm_response | knowledge_base | tool; None: from the role
+    tenant_id: str | None = None
 
     def __post_init__(self) -> None:
         require_text("role", self.role)
         require_text("content", self.content)
         require_text("user_id", self.user_id)
-        if self.session_id is not None:
-            require_text("session_id", self.session_id)
+        for name in ("session_id", "task_id", "tenant_id"):
+            if getattr(self, name) is not None:
+                require_text(name, getattr(self, name))
+        if self.domain is not None and self.domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {DOMAINS} or None, got {self.domain!r}")
+        if self.source is not None and self.source not in SOURCES:
+            raise ValueError(f"source must be one of {SOURCES} or None, got {self.source!r}")
+        if self.domain == "session" and self.session_id is None:
+            raise ValueError("a session-domain message needs a session_id")
+        if self.domain == "task" and self.task_id is None:
+            raise ValueError("a task-domain message needs a task_id")
         if not isinstance(self.metadata, Mapping):
             raise TypeError(f"metadata must be a mapping, got {type(self.metadata).__name__}")
         # subtle: a read-only copy, so the caller's dict cannot change a message after the fact.
@@ -73,6 +87,33 @@ class Hit(NamedTuple):
 
 
 @dataclass(frozen=True)
+class WriteResult:
+    """What ``MemoryManager.add`` did with a message: where it went, how trusted, and why.
+
+    ``record_id`` is None when nothing reached the long-term store (filler, code-only text).
+    """
+
+    record_id: int | None
+    stored_in: tuple[str, ...]
+    source: str
+    domain: str | None
+    verified: bool
+    weight: float
+    reasons: tuple[str, ...] = ()
+    sensitive: tuple[dict[str, Any], ...] = ()
+    fact: dict[str, Any] | None = None
+    supersedes: tuple[int, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "record_id": self.record_id, "stored_in": list(self.stored_in), "source": self.source,
+            "domain": self.domain, "verified": self.verified, "weight": self.weight,
+            "reasons": list(self.reasons), "sensitive": [dict(f) for f in self.sensitive],
+            "fact": self.fact, "supersedes": list(self.supersedes),
+        }
+
+
+@dataclass(frozen=True)
 class EraseReceipt:
     """What ``erase_user`` removed, per track, and which files it rewrote."""
 
@@ -80,16 +121,21 @@ class EraseReceipt:
     window: int = 0
     summary: int = 0
     store: int = 0
+    ledger: int = 0  # governance rows: weights, identifiers, persona facts
+    state: int = 0  # sessions and tasks
     files_rewritten: tuple[str, ...] = ()
+    tenant_id: str | None = None
 
     @property
     def total(self) -> int:
         """Number of items removed across the tracks (summary counts covered messages)."""
-        return self.window + self.summary + self.store
+        return self.window + self.summary + self.store + self.ledger + self.state
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "user_id": self.user_id,
-            "removed": {"window": self.window, "summary": self.summary, "store": self.store},
+            "tenant_id": self.tenant_id,
+            "removed": {"window": self.window, "summary": self.summary, "store": self.store,
+                        "ledger": self.ledger, "state": self.state},
             "files_rewritten": list(self.files_rewritten),
         }

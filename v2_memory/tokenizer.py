@@ -68,4 +68,5 @@ def cosine_similarity(
     if not counts_a or not counts_b:
         return 0.0
     dot = sum(count * counts_b[term] for term, count in counts_a.items() if term in counts_b)
-    return dot / (vector_norm(counts_a) * vector_norm(counts_b))
+    # subtle: rounding can push identical texts to 1.0000000000000002; scores stay within [0, 1].
+    return min(dot / (vector_norm(counts_a) * vector_norm(counts_b)), 1.0)

@@ -62,7 +62,7 @@ class UserIndex:
         # Step 2: cosine, written exactly as cosine_similarity writes it; keep what passes.
         scored = []
         for position, dot in dots.items():
-            score = dot / (query_norm * self.norms[position])
+            score = min(dot / (query_norm * self.norms[position]), 1.0)
             if threshold is None or score >= threshold:
                 scored.append((score, position))
         best = heapq.nsmallest(top_k, scored, key=lambda pair: (-pair[0], pair[1]))

@@ -1,0 +1,212 @@
+"""Admission: every memory considered for a prompt is admitted or rejected, with its reasons.
+
+A candidate is a long-term record with its similarity to the query. ``judge`` checks it against
+the read's boundaries and the memory's lifecycle, computes its weight, and applies the threshold
+to the *effective* score (similarity × weight). Rejections say why, with the numbers:
+
+    superseded              a later user message corrected it
+    sensitive               it holds personal data kept under the "isolate" policy
+    session_ended / other_session / other_task / expired / wrong_domain
+                            it belongs to a session, task or domain this read is not in
+    unverified_model_output the model said it and no user confirmed it
+    identifier_mismatch     the query names CS201; this memory does not
+    below_threshold         its similarity alone is under the threshold
+    decayed                 similar enough, but time, disuse or conflict took its weight
+    duplicate               it says what an admitted memory already says
+    beyond_top_k            it passed, but top_k better memories came first
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any, Callable, Iterator, overload
+
+from ..tokenizer import cosine_similarity
+from .decay import DecayRates, time_decay
+from .ledger import MemoryState
+from .router import Route
+
+__all__ = ["Admission", "Explanation", "ReadContext", "judge", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
+
+
+@dataclass(frozen=True)
+class Admission:
+    """The decision about one candidate memory, and the numbers behind it."""
+
+    record: dict[str, Any]
+    similarity: float
+    weight: float
+    effective: float
+    threshold: float
+    admitted: bool
+    reasons: tuple[str, ...] = ()
+    duplicates: int = 0  # near-identical memories collapsed into this one
+    duplicate_of: int | None = None
+
+    @property
+    def record_id(self) -> int:
+        return self.record["record_id"]
+
+    def to_dict(self, digits: int = 3) -> dict[str, Any]:
+        return {
+            "record_id": self.record_id, "role": self.record.get("role"), "content": self.record.get("content"),
+            "source": self.record.get("source"), "domain": self.record.get("domain"),
+            "similarity": round(self.similarity, digits), "weight": round(self.weight, digits),
+            "effective": round(self.effective, digits), "threshold": self.threshold,
+            "admitted": self.admitted, "reasons": list(self.reasons),
+            "duplicates": self.duplicates, "duplicate_of": self.duplicate_of,
+        }
+
+
+@dataclass(frozen=True)
+class Explanation(Sequence):
+    """What ``explain`` returns: the route, and one admission per candidate (a sequence of them)."""
+
+    query: str
+    route: Route
+    admissions: tuple[Admission, ...] = ()
+    facts: tuple[dict[str, Any], ...] = field(default=())
+
+    @overload
+    def __getitem__(self, index: int) -> Admission: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Admission]: ...
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        return self.admissions[index]
+
+    def __len__(self) -> int:
+        return len(self.admissions)
+
+    def __iter__(self) -> Iterator[Admission]:
+        return iter(self.admissions)
+
+    @property
+    def admitted(self) -> list[Admission]:
+        return [a for a in self.admissions if a.admitted]
+
+    @property
+    def rejected(self) -> list[Admission]:
+        return [a for a in self.admissions if not a.admitted]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"query": self.query, "route": self.route.to_dict(),
+                "admissions": [a.to_dict() for a in self.admissions], "facts": list(self.facts)}
+
+
+@dataclass(frozen=True)
+class ReadContext:
+    """Everything a judgement needs to know about the read, gathered once per query."""
+
+    threshold: float
+    now: datetime
+    rates: DecayRates
+    route: Route
+    session_id: str | None = None
+    task_id: str | None = None
+    domain: str | None = None
+    session_status: Callable[[str], str] = lambda session_id: "unknown"
+    task_state: Callable[[str], tuple[str, float]] = lambda task_id: ("unknown", 0.0)
+    identifiers: dict[int, set[str]] = field(default_factory=dict)  # record_id -> its identifiers
+
+
+def _boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
+    """Reasons that reject a memory whatever its score: lifecycle, scope and trust."""
+    reasons = []
+    if state.isolated:
+        reasons.append("sensitive")
+    if state.superseded_by is not None:
+        reasons.append("superseded")
+    domain = record.get("domain")
+    if read.domain is not None and domain != read.domain:
+        reasons.append("wrong_domain")
+    if domain == "session":
+        status = read.session_status(record.get("session_id") or "")
+        if status == "ended":
+            reasons.append("session_ended")
+        elif status == "expired":
+            reasons.append("expired")
+        elif record.get("session_id") != read.session_id:
+            reasons.append("other_session")
+    if domain == "task":
+        if record.get("task_id") != read.task_id:
+            reasons.append("other_task")
+        elif read.task_state(record.get("task_id") or "")[0] == "expired":
+            reasons.append("expired")
+    if not state.verified:
+        reasons.append("unverified_model_output")
+    if read.route.identifiers and not set(read.route.identifiers) & read.identifiers.get(record["record_id"], set()):
+        reasons.append("identifier_mismatch")
+    return reasons
+
+
+def memory_weight(record: dict[str, Any], state: MemoryState, read: ReadContext) -> float:
+    """base × usage × conflict × time decay (by domain, and task completion)."""
+    domain = record.get("domain")
+    completion = read.task_state(record.get("task_id") or "")[1] if domain == "task" else 0.0
+    written = datetime.fromisoformat(record["created_at"]) if "created_at" in record else read.now
+    return state.weight * time_decay(read.rates, domain, written, read.now, completion)
+
+
+def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: ReadContext) -> Admission:
+    """Admit or reject one candidate, with every reason that applies."""
+    weight = memory_weight(record, state, read)
+    effective = similarity * weight
+    reasons = _boundary_reasons(record, state, read)
+    if similarity < read.threshold:
+        reasons.append("below_threshold")
+    elif effective < read.threshold and "unverified_model_output" not in reasons:
+        reasons.append("decayed")
+    return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons))
+
+
+def _same_text(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def collapse_duplicates(admissions: list[Admission]) -> list[Admission]:
+    """Admitted memories that say the same thing collapse into the first one, which counts them."""
+    first: dict[str, int] = {}  # normalized text -> index of the kept admission
+    result = list(admissions)
+    for index, admission in enumerate(result):
+        if not admission.admitted:
+            continue
+        key = _same_text(admission.record["content"])
+        if key in first:
+            kept = result[first[key]]
+            result[first[key]] = replace(kept, duplicates=kept.duplicates + 1)
+            result[index] = replace(admission, admitted=False, reasons=("duplicate",), duplicate_of=kept.record_id)
+        else:
+            first[key] = index
+    return result
+
+
+def mmr_order(admissions: list[Admission], lam: float) -> list[Admission]:
+    """Maximal marginal relevance: re-rank admitted memories, trading relevance for diversity.
+
+    Each pick maximizes ``lam × effective − (1 − lam) × (max similarity to what is already picked)``.
+    """
+    pool = [a for a in admissions if a.admitted]
+    picked: list[Admission] = []
+    while pool:
+        def gain(candidate: Admission) -> float:
+            overlap = max((cosine_similarity(candidate.record["content"], p.record["content"]) for p in picked), default=0.0)
+            return lam * candidate.effective - (1 - lam) * overlap
+        best = max(pool, key=gain)  # max keeps the earliest on ties
+        pool.remove(best)
+        picked.append(best)
+    return picked + [a for a in admissions if not a.admitted]
+
+
+def cut_to_top_k(admissions: list[Admission], top_k: int) -> list[Admission]:
+    """Keep the first ``top_k`` admitted; the rest are rejected as ``beyond_top_k``."""
+    kept = 0
+    result = []
+    for admission in admissions:
+        if admission.admitted:
+            kept += 1
+            if kept > top_k:
+                admission = replace(admission, admitted=False, reasons=("beyond_top_k",))
+        result.append(admission)
+    return result

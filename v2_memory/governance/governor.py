@@ -1,0 +1,211 @@
+"""The governor: the write policy and the admission rules, applied to a store and a ledger.
+
+``MemoryManager`` owns the tracks; the governor decides. On the write path it plans the message
+(``write.py``), stores what may be stored, registers trust and weight in the ledger, indexes
+identifiers, records persona facts as pending, and applies corrections. On the read path it routes
+the query, gathers candidates (lexical hits, plus exact identifier matches), judges each one
+(``admission.py``), collapses duplicates, optionally re-ranks by MMR, and cuts to ``top_k``.
+
+With ``GovernancePolicy(enabled=False)`` it behaves like the article: everything is stored and
+trusted, and the threshold on similarity is the only rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Callable
+
+from ..messages import Message, WriteResult
+from ..stores import VectorStore
+from ..tokenizer import cosine_similarity
+from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
+from .decay import DecayRates
+from .ledger import Fact, Ledger, MemoryState, scope_key
+from .persona import Declaration, render_fact
+from .router import route
+from .state import StateTracker
+from .write import WritePlan, plan_write
+
+__all__ = ["GovernancePolicy", "Governor", "Scope"]
+
+Scope = tuple  # (tenant_id or None, user_id)
+_TRUSTED = MemoryState()
+
+
+@dataclass(frozen=True)
+class GovernancePolicy:
+    """The knobs of governance, with the manual's defaults."""
+
+    enabled: bool = True
+    rates: DecayRates = field(default_factory=DecayRates)
+    sensitive_policy: str = "redact"  # redact | refuse | isolate
+    session_ttl: timedelta = timedelta(minutes=30)
+    task_ttl: timedelta = timedelta(hours=24)
+    dedup: bool = True
+    mmr_lambda: float | None = None  # e.g. 0.7 to trade a little relevance for diversity
+    candidate_pool: int = 50  # lexical candidates judged per query (at least 5 × top_k)
+
+    def __post_init__(self) -> None:
+        if self.mmr_lambda is not None and not 0.0 <= self.mmr_lambda <= 1.0:
+            raise ValueError(f"mmr_lambda must be within [0, 1], got {self.mmr_lambda}")
+        if self.candidate_pool < 1:
+            raise ValueError("candidate_pool must be >= 1")
+
+
+class Governor:
+    """Applies a ``GovernancePolicy`` to one store and one ledger."""
+
+    def __init__(self, store: VectorStore, ledger: Ledger, policy: GovernancePolicy, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.ledger = ledger
+        self.policy = policy
+        self.clock = clock
+        self.state = StateTracker(clock, policy.session_ttl, policy.task_ttl)
+
+    # -- write path --------------------------------------------------------------------------
+    def write(self, message: Message) -> tuple[WriteResult, Message]:
+        """Store ``message`` as policy says; return the result and the message the window should show."""
+        scope = (message.tenant_id, message.user_id)
+        plan = self._plan(message)
+        if message.session_id is not None:
+            self.state.touch_session(scope, message.session_id)
+        record_id = self._store(message, plan) if plan.embed else None
+        supersedes = self._apply_correction(message, plan, record_id) if plan.correction else ()
+        fact = None
+        if plan.declaration is not None and self.policy.enabled:
+            key = scope_key(message.user_id, message.tenant_id)
+            fact = self.ledger.put_fact(key, plan.declaration, record_id, _iso(message)).to_dict()
+        stored_in = ("window",) if plan.isolated else ("window", "summary")
+        stored_in += ("long_term",) if record_id is not None else ()
+        stored_in += ("persona_facts",) if fact else ()
+        result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
+                             plan.reasons, tuple(f.to_dict() for f in plan.sensitive), fact, supersedes)
+        return result, replace(message, content=plan.window_text)
+
+    def _plan(self, message: Message) -> WritePlan:
+        if self.policy.enabled:
+            return plan_write(message, sensitive_policy=self.policy.sensitive_policy, rates=self.policy.rates)
+        # The article's policy: store everything, trust everything.
+        source = message.source or ("llm_response" if message.role == "assistant" else "user_input")
+        return WritePlan(source, True, 1.0, message.content, message.content, True, False, ("article_mode",))
+
+    def _store(self, message: Message, plan: WritePlan) -> int:
+        fields: dict[str, Any] = {"created_at": _iso(message), "source": plan.source}
+        for name in ("domain", "session_id", "task_id"):
+            if getattr(message, name) is not None:
+                fields[name] = getattr(message, name)
+        if message.metadata:
+            fields["metadata"] = dict(message.metadata)
+        record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)
+        key = scope_key(message.user_id, message.tenant_id)
+        if self.policy.enabled:
+            self.ledger.register(record["record_id"], key, verified=plan.verified, base_weight=plan.base_weight,
+                                 isolated=plan.isolated)
+            self.ledger.index_identifiers(record["record_id"], key, plan.identifiers)
+        return record["record_id"]
+
+    def _apply_correction(self, message: Message, plan: WritePlan, record_id: int | None) -> tuple[int, ...]:
+        """Conflict decay: find what the correction contradicts, weaken it ×0.1, link it to its successor."""
+        target = self._correction_target(message, plan, record_id)
+        if target is None or record_id is None:
+            return ()
+        self.ledger.supersede(target["record_id"], record_id, self.policy.rates.conflict)
+        key = scope_key(message.user_id, message.tenant_id)
+        for fact in self.ledger.supersede_facts_of(target["record_id"]):
+            # The corrected value becomes a pending fact of the same kind ("我用安卓" → "应该是Mac").
+            self.ledger.put_fact(key, Declaration(fact.key, plan.correction.new_value, +1), record_id, _iso(message))
+        return (target["record_id"],)
+
+    def _correction_target(self, message: Message, plan: WritePlan, record_id: int | None) -> dict[str, Any] | None:
+        """The newest earlier user message this one corrects: the one naming the wrong value, if named."""
+        earlier = [r for r in self.store.records(message.user_id, tenant_id=message.tenant_id)
+                   if r.get("source") == "user_input" and r["record_id"] != record_id]
+        states = self.ledger.states(r["record_id"] for r in earlier)
+        earlier = [r for r in earlier if states.get(r["record_id"], _TRUSTED).superseded_by is None]
+        if message.session_id is not None:
+            same_session = [r for r in earlier if r.get("session_id") == message.session_id]
+            earlier = same_session or earlier
+        wrong = plan.correction.wrong_value if plan.correction else None
+        if wrong:
+            named = [r for r in earlier if wrong.casefold() in r["content"].casefold()]
+            return named[-1] if named else None
+        return earlier[-1] if earlier else None
+
+    # -- read path ---------------------------------------------------------------------------
+    def explain(self, query: str, scope: Scope, *, threshold: float, top_k: int, session_id: str | None = None,
+                task_id: str | None = None, domain: str | None = None) -> Explanation:
+        """Judge every candidate for ``query`` in ``scope``; no side effects."""
+        tenant_id, user_id = scope
+        decision = route(query)
+        pool = max(self.policy.candidate_pool, 5 * top_k)
+        hits = self.store.search(query, user_id, pool, 1e-12, tenant_id=tenant_id)
+        candidates = {hit.record["record_id"]: (hit.score, hit.record) for hit in hits}
+        if not self.policy.enabled:
+            admissions = [Admission(r, s, 1.0, s, threshold, s >= threshold, () if s >= threshold else ("below_threshold",))
+                          for s, r in candidates.values()]
+            return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)))
+        key = scope_key(user_id, tenant_id)
+        for record_id in self.ledger.records_with(key, decision.identifiers):
+            record = self.store.get(record_id)
+            if record_id not in candidates and record is not None:
+                candidates[record_id] = (cosine_similarity(query, record["content"]), record)
+        read = ReadContext(
+            threshold, self.clock(), self.policy.rates, decision, session_id, task_id, domain,
+            session_status=lambda sid: self.state.session_status(scope, sid),
+            task_state=lambda tid: self._task_state(scope, tid),
+            identifiers=self.ledger.identifiers_of(candidates) if decision.identifiers else {},
+        )
+        states = self.ledger.states(candidates)
+        fact_status = self.ledger.fact_status_of(candidates)
+        admissions = [self._judge(score, record, states.get(rid, _TRUSTED), fact_status.get(rid), read)
+                      for rid, (score, record) in candidates.items()]
+        admissions.sort(key=lambda a: (not a.admitted, -a.effective, a.record_id))
+        if self.policy.dedup:
+            admissions = collapse_duplicates(admissions)
+        if self.policy.mmr_lambda is not None:
+            admissions = mmr_order(admissions, self.policy.mmr_lambda)
+        facts = tuple(f.to_dict() for f in self.ledger.facts(key, status="confirmed"))
+        return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)), facts)
+
+    @staticmethod
+    def _judge(score: float, record: dict[str, Any], state: MemoryState, fact: str | None, read: ReadContext) -> Admission:
+        admission = judge(score, record, state, read)
+        # A declaration reaches prompts only as a confirmed fact, by reference (persona:key);
+        # a declaration whose fact a newer one replaced is stale.
+        reason = {"pending": "pending_fact", "confirmed": "shown_as_fact", "superseded": "superseded"}.get(fact or "")
+        if reason and reason not in admission.reasons:
+            admission = replace(admission, admitted=False, reasons=admission.reasons + (reason,))
+        return admission
+
+    def _task_state(self, scope: Scope, task_id: str) -> tuple[str, float]:
+        info = self.state.task(scope, task_id)
+        return (info.status(self.clock()), info.completion) if info is not None else ("unknown", 0.0)
+
+    def record_usage(self, explanation: Explanation) -> None:
+        """Usage decay: what a retrieval returned gets ×0.95; repeated misses cost ×0.8."""
+        if self.policy.enabled:
+            self.ledger.record_usage([a.record_id for a in explanation.admitted],
+                                     [a.record_id for a in explanation.rejected], self.policy.rates)
+
+    def fact_lines(self, scope: Scope) -> list[str]:
+        """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""
+        facts: list[Fact] = self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed") if self.policy.enabled else []
+        return [f"persona:{fact.key} = {render_fact(fact.key, fact.value, fact.polarity)}" for fact in facts]
+
+    def keeps_in_window(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
+        """Window entries of an ended or other session, or of another task, stay out of this read."""
+        if not self.policy.enabled:
+            return True
+        if message.domain == "session":
+            status = self.state.session_status(scope, message.session_id or "")
+            return message.session_id == session_id and status not in ("ended", "expired")
+        if message.domain == "task":
+            return message.task_id == task_id
+        return True
+
+
+def _iso(message: Message) -> str:
+    """The message's UTC timestamp as text (the manager stamps every message before writing)."""
+    if message.timestamp is None:
+        raise ValueError("message has no timestamp; write it through MemoryManager.add")
+    return message.timestamp.isoformat()

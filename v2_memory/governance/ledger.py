@@ -1,0 +1,259 @@
+"""The governance ledger: the mutable side of memory, in SQLite (standard library ``sqlite3``).
+
+Records in the store never change; what governance learns about them does. One table each:
+
+    memories      record_id -> verified, base weight, usage and conflict factors, miss streak,
+                  superseded_by, isolated (sensitive data kept but never admitted)
+    identifiers   (scope, identifier) -> record_id: exact matching for CS201 vs CS202
+    facts         (scope, key, value) -> polarity, pending | confirmed | superseded
+
+A scope is one user under one tenant. Erasure deletes the scope's rows with
+``secure_delete`` on, so freed pages are zeroed and the erased text is not left in the file.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from ..errors import StoreCorruptError, UnsupportedFormatError
+from .decay import DecayRates
+from .persona import SINGLE_VALUED_KEYS, Declaration
+
+__all__ = ["Ledger", "MemoryState", "Fact", "scope_key", "LEDGER_VERSION"]
+
+LEDGER_VERSION = 1
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS memories (
+    record_id INTEGER PRIMARY KEY, scope TEXT NOT NULL, verified INTEGER NOT NULL,
+    base_weight REAL NOT NULL, usage REAL NOT NULL DEFAULT 1.0, conflict REAL NOT NULL DEFAULT 1.0,
+    miss_streak INTEGER NOT NULL DEFAULT 0, superseded_by INTEGER, isolated INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS memories_scope ON memories (scope);
+CREATE TABLE IF NOT EXISTS identifiers (
+    record_id INTEGER NOT NULL, scope TEXT NOT NULL, identifier TEXT NOT NULL,
+    PRIMARY KEY (record_id, identifier));
+CREATE INDEX IF NOT EXISTS identifiers_lookup ON identifiers (scope, identifier);
+CREATE TABLE IF NOT EXISTS facts (
+    scope TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, polarity INTEGER NOT NULL,
+    status TEXT NOT NULL, record_id INTEGER, created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, key, value));
+"""
+
+
+def scope_key(user_id: str, tenant_id: str | None = None) -> str:
+    """One string per (tenant, user), unambiguous whatever characters the ids contain.
+
+    >>> scope_key("u1"), scope_key("u1", "acme")
+    ('[null,"u1"]', '["acme","u1"]')
+    """
+    return json.dumps([tenant_id, user_id], ensure_ascii=False, separators=(",", ":"))
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    verified: bool = True
+    base_weight: float = 1.0
+    usage: float = 1.0
+    conflict: float = 1.0
+    miss_streak: int = 0
+    superseded_by: int | None = None
+    isolated: bool = False
+
+    @property
+    def weight(self) -> float:
+        """Weight before time decay: base × usage × conflict."""
+        return self.base_weight * self.usage * self.conflict
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    value: str
+    polarity: int
+    status: str
+    record_id: int | None
+    created_at: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"key": self.key, "value": self.value, "polarity": self.polarity, "status": self.status,
+                "record_id": self.record_id, "created_at": self.created_at}
+
+
+class Ledger:
+    """SQLite-backed governance state. ``path=None`` keeps it in memory."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else None
+        self._lock = threading.RLock()
+        try:
+            self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False)
+            self._db.execute("PRAGMA secure_delete = ON")
+            self._db.executescript(_SCHEMA)
+            self._check_version()
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(f"not a readable governance ledger ({exc})", path=self.path or ":memory:") from exc
+
+    def _check_version(self) -> None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is None:
+            with self._db:
+                self._db.execute("INSERT INTO meta VALUES ('version', ?)", (str(LEDGER_VERSION),))
+        elif int(row[0]) > LEDGER_VERSION:
+            raise UnsupportedFormatError(f"ledger version {row[0]} is newer than {LEDGER_VERSION}",
+                                         path=self.path or ":memory:", version=int(row[0]))
+
+    # -- memories --------------------------------------------------------------------------------
+    def register(self, record_id: int, scope: str, *, verified: bool, base_weight: float, isolated: bool = False) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?)",
+                (record_id, scope, int(verified), base_weight, int(isolated)),
+            )
+
+    def states(self, record_ids: Iterable[int]) -> dict[int, MemoryState]:
+        """Governance state of each id; ids never registered are absent (treat as defaults)."""
+        ids = list(record_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, isolated "
+                f"FROM memories WHERE record_id IN ({marks})", ids).fetchall()
+        return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}
+
+    def verify(self, record_id: int) -> bool:
+        """A user confirmed this memory: it becomes verified with full base weight."""
+        with self._lock, self._db:
+            changed = self._db.execute(
+                "UPDATE memories SET verified = 1, base_weight = 1.0 WHERE record_id = ?", (record_id,)).rowcount
+        return bool(changed)
+
+    def supersede(self, record_id: int, by_record_id: int, rate: float) -> None:
+        """Conflict decay: the corrected memory keeps its row, loses weight, and points at its successor."""
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE memories SET conflict = conflict * ?, superseded_by = ? WHERE record_id = ?",
+                (rate, by_record_id, record_id))
+
+    def record_usage(self, admitted: Iterable[int], missed: Iterable[int], rates: DecayRates) -> None:
+        """Usage decay after a retrieval: ×hit for what it returned; ×miss after a streak of misses."""
+        with self._lock, self._db:
+            self._db.executemany(
+                "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id = ?",
+                [(rates.usage_hit, rid) for rid in admitted])
+            self._db.executemany(
+                "UPDATE memories SET miss_streak = miss_streak + 1 WHERE record_id = ?", [(rid,) for rid in missed])
+            self._db.execute(
+                "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE miss_streak >= ?",
+                (rates.usage_miss, rates.miss_streak))
+
+    def weights(self, scope: str | None = None) -> list[float]:
+        """Base × usage × conflict of every registered memory (of one scope, or all)."""
+        sql = "SELECT base_weight * usage * conflict FROM memories"
+        with self._lock:
+            rows = self._db.execute(sql + " WHERE scope = ?", (scope,)) if scope else self._db.execute(sql)
+            return [row[0] for row in rows]
+
+    # -- identifiers -----------------------------------------------------------------------------
+    def index_identifiers(self, record_id: int, scope: str, identifiers: Iterable[str]) -> None:
+        with self._lock, self._db:
+            self._db.executemany("INSERT OR IGNORE INTO identifiers VALUES (?, ?, ?)",
+                                 [(record_id, scope, ident) for ident in identifiers])
+
+    def identifiers_of(self, record_ids: Iterable[int]) -> dict[int, set[str]]:
+        ids = list(record_ids)
+        found: dict[int, set[str]] = {rid: set() for rid in ids}
+        if ids:
+            marks = ",".join("?" * len(ids))
+            with self._lock:
+                for rid, ident in self._db.execute(
+                        f"SELECT record_id, identifier FROM identifiers WHERE record_id IN ({marks})", ids):
+                    found[rid].add(ident)
+        return found
+
+    def records_with(self, scope: str, identifiers: Iterable[str]) -> list[int]:
+        """Record ids of the scope naming any of ``identifiers`` exactly, oldest first."""
+        idents = list(identifiers)
+        if not idents:
+            return []
+        marks = ",".join("?" * len(idents))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT DISTINCT record_id FROM identifiers WHERE scope = ? AND identifier IN ({marks}) ORDER BY record_id",
+                [scope, *idents]).fetchall()
+        return [row[0] for row in rows]
+
+    # -- persona facts ---------------------------------------------------------------------------
+    def put_fact(self, scope: str, declaration: Declaration, record_id: int | None, now: str) -> Fact:
+        """Store a declaration as a *pending* fact (a newer value of a single-valued key replaces older ones)."""
+        with self._lock, self._db:
+            if declaration.key in SINGLE_VALUED_KEYS:
+                self._db.execute("UPDATE facts SET status = 'superseded' WHERE scope = ? AND key = ? AND value != ?",
+                                 (scope, declaration.key, declaration.value))
+            self._db.execute(
+                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, 'pending', ?, ?)",
+                (scope, declaration.key, declaration.value, declaration.polarity, record_id, now))
+        return Fact(declaration.key, declaration.value, declaration.polarity, "pending", record_id, now)
+
+    def confirm_fact(self, scope: str, key: str, value: str | None = None) -> int:
+        """Confirm the scope's pending facts under ``key`` (or just ``value``); return how many."""
+        sql = "UPDATE facts SET status = 'confirmed' WHERE scope = ? AND key = ? AND status = 'pending'"
+        args: list[object] = [scope, key]
+        if value is not None:
+            sql, args = sql + " AND value = ?", args + [value]
+        with self._lock, self._db:
+            return self._db.execute(sql, args).rowcount
+
+    def supersede_facts_of(self, record_id: int) -> list[Fact]:
+        """Mark the facts a (now corrected) record declared as superseded; return them."""
+        with self._lock, self._db:
+            rows = self._db.execute(
+                "SELECT key, value, polarity, status, record_id, created_at FROM facts WHERE record_id = ?",
+                (record_id,)).fetchall()
+            self._db.execute("UPDATE facts SET status = 'superseded' WHERE record_id = ?", (record_id,))
+        return [Fact(*row) for row in rows]
+
+    def fact_status_of(self, record_ids: Iterable[int]) -> dict[int, str]:
+        """record_id -> status of the fact that record declared (only records that declared one)."""
+        ids = list(record_ids)
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        with self._lock:
+            rows = self._db.execute(f"SELECT record_id, status FROM facts WHERE record_id IN ({marks})", ids).fetchall()
+        return dict(rows)
+
+    def facts(self, scope: str, *, key: str | None = None, status: str | None = None) -> list[Fact]:
+        sql = "SELECT key, value, polarity, status, record_id, created_at FROM facts WHERE scope = ?"
+        args: list[object] = [scope]
+        if key is not None:
+            sql, args = sql + " AND key = ?", args + [key]
+        if status is not None:
+            sql, args = sql + " AND status = ?", args + [status]
+        with self._lock:
+            return [Fact(*row) for row in self._db.execute(sql + " ORDER BY created_at, key, value", args)]
+
+    # -- erasure ---------------------------------------------------------------------------------
+    def erase(self, scope: str) -> int:
+        """Delete every row of the scope (zeroed on disk); return how many rows went."""
+        with self._lock, self._db:
+            removed = sum(self._db.execute(f"DELETE FROM {table} WHERE scope = ?", (scope,)).rowcount
+                          for table in ("memories", "identifiers", "facts"))
+        return removed
+
+    def forget(self, record_id: int) -> None:
+        with self._lock, self._db:
+            for table in ("memories", "identifiers", "facts"):
+                self._db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+
+    def files(self) -> list[Path]:
+        return [self.path] if self.path is not None else []
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,85 @@
+"""Persona declarations: only what users state about themselves becomes a fact.
+
+The manual's intent check: a persona fact needs a first-person subject, an affirming (or
+explicitly negating) verb and a concrete attribute. "我是iOS用户" and "I use a Mac" pass; "你像我同事"
+and "my friend uses Windows" are remarks, not declarations. A negation is kept as *polarity*:
+"别推荐咖啡" is a fact against coffee (polarity −1), never "推荐咖啡".
+
+    >>> detect_declaration("记住我不吃香菜")
+    Declaration(key='diet', value='香菜', polarity=-1)
+    >>> detect_declaration("你像我同事") is None
+    True
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Declaration", "detect_declaration", "SINGLE_VALUED_KEYS", "render_fact"]
+
+# Keys where a new value replaces the old one (a user has one device); others accumulate.
+SINGLE_VALUED_KEYS = frozenset({"device", "platform", "name"})
+
+
+@dataclass(frozen=True)
+class Declaration:
+    key: str
+    value: str
+    polarity: int  # +1: the user is / has / wants it; -1: the user is not / does not want it
+
+
+_LEAD = r"^(?:请?记住|记一下|(?:please\s+)?remember(?:\s+that)?,?)?\s*"
+# (pattern, key, polarity) — first match wins, so negative forms come before positive ones.
+_RULES: list[tuple[re.Pattern[str], str, int]] = [
+    (re.compile(_LEAD + r"我(?:不吃|不能吃|忌口)(?P<v>.+)$"), "diet", -1),
+    (re.compile(_LEAD + r"我(?P<v>吃素|是素食者?)$"), "diet", +1),
+    (re.compile(_LEAD + r"(?:别|不要|请勿|不用|请不要)(?:再)?(?:给我)?推荐(?P<v>.+)$"), "recommend", -1),
+    (re.compile(_LEAD + r"我(?:不喜欢|讨厌|不爱)(?P<v>.+)$"), "likes", -1),
+    (re.compile(_LEAD + r"我(?:喜欢|爱)(?P<v>.+)$"), "likes", +1),
+    (re.compile(_LEAD + r"我是(?P<v>.+?)用户$"), "platform", +1),
+    (re.compile(_LEAD + r"我(?:用|使用|在用)(?P<v>.+)$"), "device", +1),
+    (re.compile(_LEAD + r"我叫(?P<v>.+)$"), "name", +1),
+    (re.compile(_LEAD + r"i\s+(?:don'?t|do\s+not|never)\s+eat\s+(?P<v>.+)$", re.I), "diet", -1),
+    (re.compile(_LEAD + r"i\s*(?:'m|\s+am)\s+(?:a\s+)?(?P<v>vegetarian|vegan)$", re.I), "diet", +1),
+    (re.compile(_LEAD + r"(?:please\s+)?(?:don'?t|do\s+not|never)\s+recommend\s+(?P<v>.+?)(?:\s+to\s+me)?$", re.I), "recommend", -1),
+    (re.compile(_LEAD + r"i\s+(?:don'?t|do\s+not)\s+like\s+(?P<v>.+)$|^i\s+hate\s+(?P<w>.+)$", re.I), "likes", -1),
+    (re.compile(_LEAD + r"i\s+(?:like|love)\s+(?P<v>.+)$", re.I), "likes", +1),
+    (re.compile(_LEAD + r"i\s*(?:'m|\s+am)\s+an?\s+(?P<v>.+?)\s+user$", re.I), "platform", +1),
+    (re.compile(_LEAD + r"i\s+(?:use|am\s+using|'m\s+using)\s+(?:an?\s+|the\s+)?(?P<v>.+)$", re.I), "device", +1),
+    (re.compile(_LEAD + r"(?:my\s+name\s+is|call\s+me)\s+(?P<v>.+)$", re.I), "name", +1),
+]
+_TRAILING = "。.!！~～ ，,;；了的"
+_QUESTION = re.compile(r"[?？]|吗$|呢$")
+
+
+def detect_declaration(text: str) -> Declaration | None:
+    """The persona fact ``text`` declares about its speaker, or None for anything else.
+
+    >>> detect_declaration("别推荐咖啡")
+    Declaration(key='recommend', value='咖啡', polarity=-1)
+    >>> detect_declaration("I use a Mac.")
+    Declaration(key='device', value='Mac', polarity=1)
+    >>> detect_declaration("my friend uses Windows") is None
+    True
+    """
+    sentence = text.strip().rstrip(_TRAILING).strip()
+    if not sentence or _QUESTION.search(sentence) or len(sentence) > 60:
+        return None
+    for pattern, key, polarity in _RULES:
+        match = pattern.match(sentence)
+        if match:
+            value = (match.group("v") or match.groupdict().get("w") or "").strip().strip(_TRAILING).strip()
+            if 0 < len(value) <= 30:
+                return Declaration(key, value, polarity)
+    return None
+
+
+def render_fact(key: str, value: str, polarity: int) -> str:
+    """A fact as context text that cannot be misread as its opposite.
+
+    >>> render_fact("recommend", "咖啡", -1)
+    'recommend: NOT 咖啡 (用户明确拒绝 / the user said no)'
+    """
+    if polarity < 0:
+        return f"{key}: NOT {value} (用户明确拒绝 / the user said no)"
+    return f"{key}: {value}"

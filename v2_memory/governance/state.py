@@ -1,0 +1,136 @@
+"""Session and task state with time-to-live, expired lazily from the clock.
+
+The manual's version starts a ``threading.Timer`` per task and got duplicate firings under load.
+Here nothing runs in the background: every question ("is this session live?") compares the
+clock with the deadline, under a lock. A session lives ``session_ttl`` after its last message
+and ends for good with ``end_session``; a task lives ``task_ttl`` after it starts, and carries a
+completion ratio that time decay uses (a finished task's memories weigh nothing).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Callable, Hashable
+
+__all__ = ["SessionInfo", "TaskInfo", "StateTracker"]
+
+
+@dataclass
+class SessionInfo:
+    session_id: str
+    started_at: datetime
+    last_seen: datetime
+    expires_at: datetime
+    ended_at: datetime | None = None
+
+    def status(self, now: datetime) -> str:
+        if self.ended_at is not None:
+            return "ended"
+        return "expired" if now >= self.expires_at else "active"
+
+
+@dataclass
+class TaskInfo:
+    task_id: str
+    started_at: datetime
+    expires_at: datetime
+    completion: float = 0.0
+    finished_at: datetime | None = None
+
+    def status(self, now: datetime) -> str:
+        if self.finished_at is not None:
+            return "finished"
+        return "expired" if now >= self.expires_at else "active"
+
+
+class StateTracker:
+    """Per-scope sessions and tasks. Thread-safe; no timers."""
+
+    def __init__(
+        self,
+        clock: Callable[[], datetime],
+        session_ttl: timedelta = timedelta(minutes=30),
+        task_ttl: timedelta = timedelta(hours=24),
+    ) -> None:
+        if session_ttl <= timedelta(0) or task_ttl <= timedelta(0):
+            raise ValueError("TTLs must be positive")
+        self.clock = clock
+        self.session_ttl = session_ttl
+        self.task_ttl = task_ttl
+        self._lock = threading.RLock()
+        # scope -> session_id -> SessionInfo ; scope -> task_id -> TaskInfo
+        self._sessions: dict[Hashable, dict[str, SessionInfo]] = {}
+        self._tasks: dict[Hashable, dict[str, TaskInfo]] = {}
+
+    # -- sessions ------------------------------------------------------------------------------
+    def touch_session(self, scope: Hashable, session_id: str) -> SessionInfo:
+        """A message arrived in the session: start it, or slide its deadline (ended stays ended)."""
+        with self._lock:
+            now = self.clock()
+            sessions = self._sessions.setdefault(scope, {})
+            info = sessions.get(session_id)
+            if info is None or info.status(now) == "expired":
+                info = sessions[session_id] = SessionInfo(session_id, now, now, now + self.session_ttl)
+            elif info.ended_at is None:
+                info.last_seen, info.expires_at = now, now + self.session_ttl
+            return info
+
+    def end_session(self, scope: Hashable, session_id: str) -> bool:
+        with self._lock:
+            info = self._sessions.get(scope, {}).get(session_id)
+            if info is None or info.ended_at is not None:
+                return False
+            info.ended_at = self.clock()
+            return True
+
+    def session_status(self, scope: Hashable, session_id: str) -> str:
+        """active | ended | expired | unknown."""
+        with self._lock:
+            info = self._sessions.get(scope, {}).get(session_id)
+            return info.status(self.clock()) if info is not None else "unknown"
+
+    def sessions(self, scope: Hashable) -> list[SessionInfo]:
+        with self._lock:
+            return list(self._sessions.get(scope, {}).values())
+
+    # -- tasks ---------------------------------------------------------------------------------
+    def start_task(self, scope: Hashable, task_id: str, ttl: timedelta | None = None) -> TaskInfo:
+        with self._lock:
+            now = self.clock()
+            info = TaskInfo(task_id, now, now + (ttl if ttl is not None else self.task_ttl))
+            self._tasks.setdefault(scope, {})[task_id] = info
+            return info
+
+    def set_progress(self, scope: Hashable, task_id: str, completion: float) -> TaskInfo:
+        if not isinstance(completion, (int, float)) or not 0.0 <= completion <= 1.0:
+            raise ValueError(f"completion must be within [0, 1], got {completion!r}")
+        with self._lock:
+            info = self._task(scope, task_id)
+            info.completion = float(completion)
+            return info
+
+    def finish_task(self, scope: Hashable, task_id: str) -> TaskInfo:
+        with self._lock:
+            info = self._task(scope, task_id)
+            info.completion, info.finished_at = 1.0, self.clock()
+            return info
+
+    def task(self, scope: Hashable, task_id: str) -> TaskInfo | None:
+        with self._lock:
+            return self._tasks.get(scope, {}).get(task_id)
+
+    def tasks(self, scope: Hashable) -> list[TaskInfo]:
+        with self._lock:
+            return list(self._tasks.get(scope, {}).values())
+
+    def _task(self, scope: Hashable, task_id: str) -> TaskInfo:
+        info = self._tasks.get(scope, {}).get(task_id)
+        if info is None:
+            raise KeyError(f"no task {task_id!r} for this user; start_task() it first")
+        return info
+
+    def erase(self, scope: Hashable) -> int:
+        """Forget every session and task of the scope; return how many."""
+        with self._lock:
+            return len(self._sessions.pop(scope, {})) + len(self._tasks.pop(scope, {}))

@@ -1,0 +1,91 @@
+"""Planning a write: everything the write policy decides about a message, before anything is stored.
+
+``plan_write`` is a pure function of the message and the policy settings, so a reader (or a test)
+can see every decision without a store: the source and its trust, the starting weight, whether
+the text is embedded, what sensitive data was found and what was done with it, and whether the
+message declares a persona fact or corrects an earlier message.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import V2MemoryError
+from ..messages import Message
+from .corrections import Correction, detect_correction
+from .decay import DecayRates
+from .identifiers import extract_identifiers
+from .persona import Declaration, detect_declaration
+from .policy import default_source, is_trusted, not_embedded_reason
+from .sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
+
+__all__ = ["WritePlan", "plan_write", "SensitiveDataError"]
+
+
+class SensitiveDataError(V2MemoryError, ValueError):
+    """The manager's policy is "refuse" and the message holds personal data. ``kinds`` says which."""
+
+    def __init__(self, findings: list[SensitiveFinding]) -> None:
+        self.kinds = tuple(f.kind for f in findings)
+        masked = ", ".join(f"{f.kind} {f.masked}" for f in findings)
+        super().__init__(f"refused: the message contains sensitive data ({masked})")
+
+
+@dataclass(frozen=True)
+class WritePlan:
+    source: str
+    verified: bool
+    base_weight: float
+    stored_text: str  # what the long-term store keeps (redacted unless isolated)
+    window_text: str  # what the recent window shows (never raw sensitive data when isolated)
+    embed: bool
+    isolated: bool
+    reasons: tuple[str, ...]
+    sensitive: tuple[SensitiveFinding, ...] = ()
+    declaration: Declaration | None = None
+    correction: Correction | None = None
+    identifiers: tuple[str, ...] = ()
+
+
+def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: DecayRates = DecayRates()) -> WritePlan:
+    """Decide how ``message`` is written; raises ``SensitiveDataError`` under the "refuse" policy.
+
+    >>> plan = plan_write(Message("assistant", "ReLU 是循环神经元"))
+    >>> plan.source, plan.verified, plan.base_weight, plan.reasons
+    ('llm_response', False, 0.01, ('unverified_model_output',))
+    """
+    if sensitive_policy not in SENSITIVE_POLICIES:
+        raise ValueError(f"sensitive_policy must be one of {SENSITIVE_POLICIES}, got {sensitive_policy!r}")
+    reasons: list[str] = []
+    # Step 1: provenance and trust. Model output is stored, but weak and unverified.
+    source = message.source or default_source(message.role)
+    verified = is_trusted(source)
+    reasons.append("trusted_source" if verified else "unverified_model_output")
+    # Step 2: personal data — redacted, refused, or kept apart from every other track.
+    findings = find_sensitive(message.content)
+    stored_text = window_text = message.content
+    isolated = False
+    if findings:
+        if sensitive_policy == "refuse":
+            raise SensitiveDataError(findings)
+        window_text = redact(message.content, findings)
+        isolated = sensitive_policy == "isolate"
+        stored_text = message.content if isolated else window_text
+        reasons.append("sensitive_isolated" if isolated else "sensitive_redacted")
+    # Step 3: filler, code and symbols stay in the window only.
+    skip = not_embedded_reason(message.content)
+    if skip:
+        reasons.append(f"not_embedded:{skip}")
+    # Step 4: only a user speaking about themselves declares facts or corrects the record.
+    is_user = source == "user_input"
+    correction = detect_correction(message.content) if is_user else None
+    declaration = detect_declaration(window_text) if is_user and correction is None else None
+    if declaration:
+        reasons.append("persona_fact_pending")
+    if correction:
+        reasons.append("correction")
+    return WritePlan(
+        source=source, verified=verified, base_weight=1.0 if verified else rates.unverified_weight,
+        stored_text=stored_text, window_text=window_text, embed=skip is None, isolated=isolated,
+        reasons=tuple(reasons), sensitive=tuple(findings), declaration=declaration, correction=correction,
+        identifiers=tuple(extract_identifiers(window_text)),
+    )
