@@ -4,8 +4,13 @@ The article's three tracks — recent window, summary, long-term store — per u
 relevance threshold, real erasure, and an exact inverted index. Standard library only.
 """
 from .errors import StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError, V2MemoryError
+from .governance.admission import Admission, Explanation
+from .governance.governor import GovernancePolicy
+from .governance.decay import DecayRates
+from .governance.ledger import Fact
+from .governance.write import SensitiveDataError
 from .manager import MemoryManager
-from .messages import EraseReceipt, Hit, Message
+from .messages import EraseReceipt, Hit, Message, WriteResult
 from .stores import JsonVectorStore, TornRecordWarning, VectorStore
 from .summarizer import ExtractiveSummarizer, Summarizer, Summary
 from .tokenizer import cosine_similarity, tokenize
@@ -21,6 +26,13 @@ __all__ = [
     "VectorStore",
     "Hit",
     "EraseReceipt",
+    "WriteResult",
+    "Admission",
+    "Explanation",
+    "Fact",
+    "GovernancePolicy",
+    "DecayRates",
+    "SensitiveDataError",
     "Summary",
     "Summarizer",
     "ExtractiveSummarizer",

@@ -190,7 +190,7 @@ class Governor:
     def fact_lines(self, scope: Scope) -> list[str]:
         """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""
         facts: list[Fact] = self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed") if self.policy.enabled else []
-        return [f"persona:{fact.key} = {render_fact(fact.key, fact.value, fact.polarity)}" for fact in facts]
+        return [render_fact(fact.key, fact.value, fact.polarity) for fact in facts]
 
     def keeps_in_window(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
         """Window entries of an ended or other session, or of another task, stay out of this read."""

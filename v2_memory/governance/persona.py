@@ -75,11 +75,11 @@ def detect_declaration(text: str) -> Declaration | None:
 
 
 def render_fact(key: str, value: str, polarity: int) -> str:
-    """A fact as context text that cannot be misread as its opposite.
+    """A fact as a context line that cannot be misread as its opposite.
 
     >>> render_fact("recommend", "咖啡", -1)
-    'recommend: NOT 咖啡 (用户明确拒绝 / the user said no)'
+    'persona:recommend = NOT 咖啡 (用户明确拒绝 / the user said no)'
     """
     if polarity < 0:
-        return f"{key}: NOT {value} (用户明确拒绝 / the user said no)"
-    return f"{key}: {value}"
+        return f"persona:{key} = NOT {value} (用户明确拒绝 / the user said no)"
+    return f"persona:{key} = {value}"
