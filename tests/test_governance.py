@@ -304,3 +304,35 @@ def test_article_mode_trusts_everything(clock):
     with MemoryManager(store_path=None, clock=clock, threshold=0.2, governance=False) as memory:
         memory.add(Message("assistant", "先做阈值过滤，再把短期窗口、摘要记忆和长期检索分层处理。"))
         assert [round(s, 3) for s, _ in memory.retrieve("记忆污染 阈值 Agent")] == [0.204]
+
+
+def test_summaries_forget_corrected_facts_and_ended_sessions(clock):
+    with MemoryManager(window_size=1, store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "我用安卓手机"))
+        memory.add(Message("user", "顺便记一下周报"))
+        assert "安卓" in memory.summary()
+        memory.add(Message("user", "刚才说错了，应该是Mac"))
+        assert "安卓" not in memory.summary() and "周报" in memory.summary()
+        memory.add(Message("user", "正在生成PPT大纲", session_id="s1", domain="session"))
+        memory.add(Message("user", "好的"))
+        assert "PPT" in memory.summary()
+        memory.end_session("default", "s1")
+        assert "PPT" not in memory.summary() and "周报" in memory.summary()
+
+
+def test_scenes_show_each_pollution_stopped():
+    from v2_memory.scenes import run_scenes
+
+    def reasons(side, fragment):
+        return [a["reasons"] for a in side["admissions"] if fragment in a["content"]]
+
+    scenes = {scene["key"]: scene for scene in run_scenes()}
+    assert reasons(scenes["correction"]["without_governance"], "安卓") == [[]]
+    assert reasons(scenes["correction"]["with_governance"], "安卓")[0][0] == "superseded"
+    assert scenes["correction"]["with_governance"]["memory_lines"] == ["persona:device = Mac"]
+    assert reasons(scenes["negation"]["with_governance"], "咖啡") == [["shown_as_fact"]]
+    assert scenes["negation"]["with_governance"]["memory_lines"][0].startswith("persona:recommend = NOT 咖啡")
+    assert reasons(scenes["identifier"]["without_governance"], "CS202") == [[]]
+    assert reasons(scenes["identifier"]["with_governance"], "CS202") == [["identifier_mismatch"]]
+    assert "session_ended" in reasons(scenes["ended_session"]["with_governance"], "PPT")[0]
+    assert reasons(scenes["echo"]["with_governance"], "循环")[0][0] == "unverified_model_output"

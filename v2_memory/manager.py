@@ -101,9 +101,10 @@ class MemoryManager:
             result, shown = self.governor.write(message)
             scope = (message.tenant_id, message.user_id)
             # Messages pushed out of the user's window are folded into that user's summary.
-            if "summary" in result.stored_in or "window" in result.stored_in:
-                for record_id, expired in self.window.push(scope, result.record_id, shown):
-                    self.summaries.fold(scope, expired, record_id)
+            for record_id, expired in self.window.push(scope, result.record_id, shown):
+                self.summaries.fold(scope, expired, record_id)
+            if result.supersedes:
+                self._rebuild_summary(scope, set(result.supersedes))  # a corrected fact must not live on there
             return result
 
     def verify(self, record_id: int) -> bool:
@@ -125,7 +126,13 @@ class MemoryManager:
     def end_session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> bool:
         """End a session: its session-domain memories never enter a context again."""
         require_text("session_id", session_id)
-        return self.governor.state.end_session(_scope(user_id, tenant_id), session_id)
+        scope = _scope(user_id, tenant_id)
+        with self._lock:
+            ended = self.governor.state.end_session(scope, session_id)
+            if ended:
+                self._rebuild_summary(scope, {r["record_id"] for r in self.store.records(user_id, tenant_id=tenant_id)
+                                              if r.get("domain") == "session" and r.get("session_id") == session_id})
+            return ended
 
     def session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> SessionInfo | None:
         scope = _scope(user_id, tenant_id)
@@ -227,14 +234,19 @@ class MemoryManager:
             record = self.store.get(record_id)
             if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
                 return False
+            self._rebuild_summary(scope, {record_id})
             self.store.delete(record_id)
             self.ledger.forget(record_id)
             self.window.remove(scope, record_id)
-            covered = self.summaries.get(scope).covers
-            if record_id in covered:
-                kept = [(rid, self.store.get(rid)) for rid in covered if rid != record_id]
-                self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
             return True
+
+    def _rebuild_summary(self, scope: tuple[str | None, str], without: set[int]) -> None:
+        """Refold the scope's summary from the store, leaving out ``without`` (if it covers any)."""
+        covered = self.summaries.get(scope).covers
+        if without.isdisjoint(covered):
+            return
+        kept = [(rid, self.store.get(rid)) for rid in covered if rid not in without and rid is not None]
+        self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
 
     def close(self) -> None:
         self.store.close()

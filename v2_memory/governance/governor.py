@@ -129,7 +129,12 @@ class Governor:
         if wrong:
             named = [r for r in earlier if wrong.casefold() in r["content"].casefold()]
             return named[-1] if named else None
-        return earlier[-1] if earlier else None
+        # "刚才说错了" names no value: it means the latest fact the user stated in their last few
+        # messages, or else simply their latest message.
+        recent = earlier[-5:]
+        stated = self.ledger.fact_status_of(r["record_id"] for r in recent)
+        declared = [r for r in recent if stated.get(r["record_id"]) in ("pending", "confirmed")]
+        return (declared or recent or [None])[-1]
 
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, scope: Scope, *, threshold: float, top_k: int, session_id: str | None = None,
