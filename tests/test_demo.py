@@ -75,3 +75,13 @@ def test_bad_option_is_one_line_on_stderr(tmp_path):
         cwd=REPO, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 2 and done.stderr.strip() == "error: threshold must be within [0, 1], got nan"
+
+
+def test_governed_view_rejects_the_four_echoes(tmp_path):
+    trace = run_demo(out_dir=tmp_path)
+    echoes = [a for a in trace["governed"]["admissions"] if a["role"] == "assistant"]
+    assert len(echoes) == 4 and all(a["reasons"][0] == "unverified_model_output" for a in echoes)
+    assert all(a["weight"] == 0.01 and not a["admitted"] for a in echoes)
+    admitted = [a["content"] for a in trace["governed"]["admissions"] if a["admitted"]]
+    assert admitted == ["如何治理记忆污染？", "请记录第二篇要讨论记忆污染。"]
+    assert {scene["key"] for scene in trace["scenes"]} == {"correction", "negation", "identifier", "ended_session", "echo"}

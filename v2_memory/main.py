@@ -25,6 +25,7 @@ if __package__ in (None, ""):
 
 from v2_memory.manager import MemoryManager  # noqa: E402
 from v2_memory.messages import Message  # noqa: E402
+from v2_memory.scenes import run_scenes  # noqa: E402
 from v2_memory.traces import write_trace  # noqa: E402
 
 __all__ = ["DemoAgent", "run_demo", "main"]
@@ -108,6 +109,7 @@ def run_demo(
         trace["guest_records_after_erase"] = manager.store.records(GUEST_ID)
         trace["erase_verification"] = _verify_erasure(manager, query, store_path)
         trace["users"] = {user: _user_tracks(manager, user) for user in ["default", GUEST_ID]}
+    trace["scenes"] = run_scenes(threshold)
     trace["files"] = {"store": STORE_FILE, "trace": "trace.json", "page": PAGE}
     write_trace(trace, out_dir)
     if out_dir.resolve() != HERE:
@@ -116,6 +118,8 @@ def run_demo(
 
 
 def _trace(manager: MemoryManager, query: str, top_k: int) -> dict[str, Any]:
+    # explain() first: it has no side effects, while retrieve() and build_context() count as use.
+    governed = manager.explain(query, top_k=top_k)
     blind = manager.retrieve_without_threshold(query, top_k=top_k)
     kept = manager.retrieve(query, top_k=top_k)
     return {
@@ -128,6 +132,11 @@ def _trace(manager: MemoryManager, query: str, top_k: int) -> dict[str, Any]:
         "blind_top_k": [hit.to_dict() for hit in blind],
         "thresholded": [hit.to_dict() for hit in kept],
         "context": manager.build_context(query, top_k=top_k),
+        "governed": {
+            "route": governed.route.to_dict(),
+            "admissions": [admission.to_dict() for admission in governed.admissions],
+            "admitted": [admission.record_id for admission in governed.admitted],
+        },
     }
 
 
@@ -165,6 +174,17 @@ def print_report(trace: dict[str, Any], out_dir: Path) -> None:
     print("context (build_context):")
     for line in trace["context"].splitlines():
         print(f"  {line}")
+    print(f"governed view (explain, threshold {trace['threshold']}):")
+    for admission in trace["governed"]["admissions"]:
+        verdict = "admitted" if admission["admitted"] else "rejected: " + ", ".join(admission["reasons"])
+        print(f"  {admission['similarity']:.3f} x {admission['weight']:.2f} = {admission['effective']:.3f} "
+              f"{admission['role']}: {admission['content']}  [{verdict}]")
+    print("scenes (without governance -> with governance):")
+    for scene in trace["scenes"]:
+        print(f"  {scene['title']} | query: {scene['query']}")
+        for side in ("without_governance", "with_governance"):
+            lines = scene[side]["memory_lines"] or ["(nothing from long-term memory)"]
+            print(f"    {side.replace('_', ' ')}: " + " || ".join(lines))
     removed = trace["erase_receipt"]["removed"]
     print(f"erase_user('guest'): removed {removed}; guest_records_after_erase = {trace['guest_records_after_erase']}")
     print(f"wrote {out_dir / 'trace.json'} and {out_dir / 'trace.js'}")

@@ -46,12 +46,12 @@ SCENES = (
           (Message("user", "CS202 第三次作业 周三截止"), Message("user", "CS201 第三次作业 周五截止")),
           "CS201 第三次作业截止时间"),
     Scene("ended_session", "已结束会话不再泄漏 / An ended session does not leak",
-          (Message("user", "正在生成PPT大纲，已完成封面页", session_id="s1", domain="session"),),
-          "继续PPT大纲", read_scope={"session_id": "s2"},
+          (Message("user", "PPT大纲：已完成封面页，下一步写目录", session_id="s1", domain="session"),),
+          "PPT大纲 下一步", read_scope={"session_id": "s2"},
           then=lambda memory: (memory.end_session("default", "s1"), None)[1]),
     Scene("echo", "模型回声未经确认不入上下文 / Unverified model echoes stay out",
-          (Message("user", "ReLU 是什么激活函数"), Message("assistant", "ReLU 是循环神经元，用于记忆序列。")),
-          "ReLU 是什么"),
+          (Message("user", "ReLU 是什么？"), Message("assistant", "ReLU 是循环神经元，一种激活函数。")),
+          "ReLU 是什么激活函数"),
 )
 
 
@@ -62,9 +62,10 @@ def _clock() -> Callable[[], datetime]:
 
 
 def _replay(scene: Scene, governed: bool, threshold: float) -> dict[str, Any]:
-    # window_size=1: the scene's earlier messages leave the window, so long-term memory must recall them.
     with MemoryManager(window_size=1, threshold=threshold, store_path=None, clock=_clock(), governance=governed) as memory:
-        writes = [{"role": m.role, "content": m.content, "result": memory.add(m).to_dict()} for m in scene.messages]
+        # A closing "好的" fills the one-message window: everything else must come from long-term memory.
+        messages = scene.messages + (Message("user", "好的"),)
+        writes = [{"role": m.role, "content": m.content, "result": memory.add(m).to_dict()} for m in messages]
         scene.then(memory)
         explanation = memory.explain(scene.query, top_k=5, **scene.read_scope)
         return {
