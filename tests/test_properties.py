@@ -90,6 +90,8 @@ def test_after_erase_the_secret_is_nowhere(writes, secret_at, window_size, victi
     secret = "SECRET-身份证-4471"
     writes = list(writes)
     writes.insert(min(secret_at, len(writes)), (victim, f"记住 {secret} 阈值 memory"))
+    # The same secret as a persona fact and an exact identifier: it must leave the SQLite ledger too.
+    writes.insert(min(secret_at, len(writes)), (victim, f"我用 {secret} CS9071"))
     with tempfile.TemporaryDirectory() as folder:
         with MemoryManager(window_size=window_size, threshold=0.0, store_path=Path(folder) / "m.json") as manager:
             for user, text in writes:
@@ -103,4 +105,5 @@ def test_after_erase_the_secret_is_nowhere(writes, secret_at, window_size, victi
                 assert all(secret not in r["content"] for r in manager.store.records(reader))
         for file in Path(folder).rglob("*"):
             data = file.read_bytes()
-            assert secret.encode("utf-8") not in data and "身份证".encode("utf-8") not in data, file
+            for fragment in (secret, "身份证", "CS9071"):
+                assert fragment.encode("utf-8") not in data, (file, fragment)
