@@ -1,8 +1,9 @@
-"""visualization.html in a real browser: the article's table, the slider, the erase, and hostile text.
+"""visualization.html in a real browser: the article's table, the slider, the erase, governance, hostile text.
 
 The page is read by a headless Chromium with ``--dump-dom``: Chromium loads the page from disk
 (``file://``, as a reader would), runs its scripts, and prints the resulting DOM, which we parse with
-the standard library. A dump cannot drag a slider, so the page reads ``?threshold=`` from its URL.
+the standard library. A dump cannot drag a slider or pick a filter, so the page reads ``?threshold=``
+and ``?reason=`` from its URL.
 
 Without a browser these tests skip, unless ``V2_MEMORY_REQUIRE_BROWSER=1`` (CI), where they fail.
 """
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -204,6 +206,118 @@ def test_slider_start_from_url_refilters_blind_list(browser, demo_dir, threshold
     assert scores(dom.by_id("thresholded-list")) == ["0.354", "0.277"]
 
 
+# ---- Governance: the same query, every candidate admitted or rejected with its reasons ----
+ECHO_IDS = ["4", "6", "8", "10"]  # the demo's four assistant replies, stored as if they were memories
+
+
+def governed_rows(dom: Node) -> list[Node]:
+    return dom.by_id("governed-table").by_class("admission")
+
+
+def visible_ids(rows: list[Node]) -> list[str]:
+    return [row.attrs["data-record-id"] for row in rows if "hidden" not in row.attrs]
+
+
+def role_of(row: Node) -> str:
+    return row.by_class("role")[0].attrs["data-role"]
+
+
+def test_governed_table_shows_every_candidate_with_its_reasons(browser, demo_dir):
+    """Effective = similarity × weight: 0.354 × 0.902 = 0.319 and 0.277 × 0.950 = 0.263 pass 0.22.
+
+    The four assistant echoes score 0.204 like in the blind list, but weigh 0.01 (unverified model
+    output), so 0.204 × 0.010 = 0.002: rejected, with reasons, never silently dropped.
+    """
+    trace = json.loads((demo_dir / "trace.json").read_text(encoding="utf-8"))
+    _, dom = dump_dom(browser, page_url(demo_dir))
+    assert "hidden" not in dom.by_id("governed-section").attrs
+    assert dom.by_id("governed-route-kind").text == trace["governed"]["route"]["kind"] == "conversation"
+
+    rows = governed_rows(dom)
+    assert [row.attrs["data-record-id"] for row in rows] == [str(a["record_id"]) for a in trace["governed"]["admissions"]]
+    assert len(rows) == 8 and visible_ids(rows) == [row.attrs["data-record-id"] for row in rows]
+    admitted = [row.attrs["data-record-id"] for row in rows if row.attrs["data-admitted"] == "true"]
+    assert admitted == ["3", "5"] == [str(i) for i in trace["governed"]["admitted"]]
+    echoes = [row for row in rows if "unverified_model_output" in row.attrs["data-reasons"].split()]
+    assert [row.attrs["data-record-id"] for row in echoes] == ECHO_IDS
+    assert {role_of(row) for row in echoes} == {"assistant"}
+    assert [n.text for n in rows[0].by_class("num")] == ["0.354", "× 0.902", "= 0.319"]
+    assert [n.text for n in echoes[0].by_class("num")] == ["0.204", "× 0.010", "= 0.002"]
+    assert [b.attrs["data-reason"] for b in echoes[0].by_class("reason")] == ["unverified_model_output", "below_threshold"]
+    count = dom.by_id("governed-count")
+    assert (count.text, count.attrs["data-admitted"], count.attrs["data-total"]) == ("admitted 2 / 8", "2", "8")
+
+
+@pytest.mark.parametrize(("reason", "shown"), [
+    ("unverified_model_output", ECHO_IDS),
+    ("admitted", ["3", "5"]),
+    ("below_threshold", ["7", "1", *ECHO_IDS]),
+    ("sensitive", []),  # no row carries it: the filter still offers it, and the table is empty
+])
+def test_reason_filter_from_url_hides_other_rows(browser, demo_dir, reason, shown):
+    _, dom = dump_dom(browser, page_url(demo_dir, f"?reason={reason}"))
+    rows = governed_rows(dom)
+    assert visible_ids(rows) == shown
+    assert dom.by_id("governed-shown").attrs["data-shown"] == str(len(shown))
+    assert dom.by_id("governed-count").text == "admitted 2 / 8"  # the filter hides rows, it does not re-judge them
+    selected = [o for o in dom.by_id("reason-filter").iter() if o.tag == "option" and "selected" in o.attrs]
+    assert [o.attrs["value"] for o in selected] == [reason if reason == "admitted" else f"reason:{reason}"]
+
+
+def scene_side(dom: Node, key: str, side: str) -> Node:
+    scene = next(n for n in dom.by_class("scene") if n.attrs["data-key"] == key)
+    return next(n for n in scene.by_class("side") if n.attrs["data-side"] == side)
+
+
+def admission_for(side: Node, needle: str) -> Node:
+    return next(n for n in side.by_class("scene-admission") if needle in n.text)
+
+
+def test_scenes_show_each_pollution_without_and_with_governance(browser, demo_dir):
+    """CS201's query: without governance the CS202 deadline is admitted (0.5 ≥ 0.22) and reaches the
+    prompt; with governance the same 0.5 is rejected for naming another identifier."""
+    _, dom = dump_dom(browser, page_url(demo_dir))
+    assert [n.attrs["data-key"] for n in dom.by_class("scene")] == [
+        "correction", "negation", "identifier", "ended_session", "echo"]
+
+    without, governed = scene_side(dom, "identifier", "without"), scene_side(dom, "identifier", "with")
+    assert admission_for(without, "CS202").attrs["data-admitted"] == "true"
+    assert admission_for(governed, "CS202").attrs["data-admitted"] == "false"
+    assert admission_for(governed, "CS202").attrs["data-reasons"] == "identifier_mismatch"
+    assert admission_for(governed, "CS201").attrs["data-admitted"] == "true"
+    assert "CS202" in without.by_class("memory-lines")[0].text
+    assert "CS202" not in governed.by_class("memory-lines")[0].text
+
+    # The model's echo is rejected only with governance; the ended session adds nothing at all.
+    echo = admission_for(scene_side(dom, "echo", "with"), "循环神经元")
+    assert (echo.attrs["data-admitted"], echo.attrs["data-reasons"]) == ("false", "unverified_model_output")
+    assert admission_for(scene_side(dom, "echo", "without"), "循环神经元").attrs["data-admitted"] == "true"
+    assert scene_side(dom, "ended_session", "with").by_class("memory-lines")[0].text == "(无 / nothing)"
+
+
+@pytest.mark.parametrize("variant", ["old trace", "malformed"])
+def test_page_without_or_with_broken_governance_keys_still_loads(browser, demo_dir, tmp_path, variant):
+    """An older trace has neither key; a broken one has them in the wrong shapes. Neither may crash the page."""
+    trace = json.loads((demo_dir / "trace.json").read_text(encoding="utf-8"))
+    if variant == "old trace":
+        del trace["governed"], trace["scenes"]
+    else:
+        trace["governed"] = {"route": None, "admissions": "not a list"}
+        trace["scenes"] = [None, 3, {"with_governance": [], "without_governance": {"admissions": [None]}}]
+    (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
+    shutil.copyfile(PAGE, tmp_path / "visualization.html")
+    _, dom = dump_dom(browser, page_url(tmp_path, "?reason=unverified_model_output"))
+    assert dom.by_id("load-status").attrs["data-state"] == "loaded"
+    assert dom.by_id("admitted-count").text == "2 / 8"  # the article's view is untouched
+    hidden = {name: "hidden" in dom.by_id(name).attrs for name in ["governed-section", "scenes-section", "legend-section"]}
+    if variant == "old trace":
+        assert hidden == dict.fromkeys(hidden, True)
+    else:
+        assert hidden == dict.fromkeys(hidden, False)
+        assert dom.by_id("governed-count").text == "admitted 0 / 0"
+        assert len(dom.by_class("scene")) == 3
+
+
 # ---- Memory text is text ----
 def assert_not_pwned(raw: str, dom: Node) -> None:
     assert not [n for n in dom.iter() if n.tag == "img"], "an <img> from the trace became an element"
@@ -231,6 +345,13 @@ def test_hostile_text_in_every_field_is_shown_as_text(browser, tmp_path):
     """A trace written by hand with a payload in every string the page shows, keys included."""
     message = {"user_id": evil("uid"), "role": evil("role"), "content": evil("content")}
     hit = {"score": 0.5, "record": {"record_id": evil("rid"), **message}}
+    route = {"kind": evil("route kind"), "reason": evil("route reason"), "tracks": [evil("track")], "identifiers": []}
+    admission = {"record_id": evil("rid"), "role": evil("role"), "content": evil("admission"), "similarity": 0.5,
+                 "weight": 1.0, "effective": 0.5, "admitted": False, "reasons": [evil("reason")]}
+    result = {"record_id": 1, "source": evil("source"), "verified": True, "weight": 1.0, "reasons": [evil("write reason")],
+              "fact": {"key": evil("fact key"), "value": evil("fact value"), "status": evil("status")}}
+    side = {"writes": [{"role": evil("role"), "content": evil("write"), "result": result}], "route": route,
+            "admissions": [admission], "memory_lines": [evil("memory line")]}
     trace = {
         "query": evil("query"), "threshold": 0.22, "top_k": 1, "window_size": 4,
         "summary_memory": evil("summary"), "recent_messages": [message],
@@ -239,16 +360,27 @@ def test_hostile_text_in_every_field_is_shown_as_text(browser, tmp_path):
         "guest_records_after_erase": [hit["record"]],
         "erase_verification": {evil("check"): evil("value")},
         "users": {evil("user"): {"summary": evil("user summary"), "recent_messages": [message]}},
+        "governed": {"route": route, "admissions": [admission], "admitted": []},
+        "scenes": [{
+            "key": evil("scene key"), "title": evil("scene title"), "query": evil("scene query"),
+            "read_scope": {evil("scope key"): evil("scope value")},
+            "without_governance": side, "with_governance": side,
+        }],
         evil("new key"): evil("new value"),
     }
     (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
     shutil.copyfile(PAGE, tmp_path / "visualization.html")
-    raw, dom = dump_dom(browser, page_url(tmp_path))
+    raw, dom = dump_dom(browser, page_url(tmp_path, "?reason=" + urllib.parse.quote(evil("url reason"))))
     assert dom.by_id("load-status").attrs["data-state"] == "loaded"
     assert_not_pwned(raw, dom)
     page_text = dom.text
-    for field in ["query", "summary", "content", "context", "erased", "user summary", "new key"]:
+    for field in ["query", "summary", "content", "context", "erased", "user summary", "new key",
+                  "route kind", "route reason", "track", "admission", "reason", "url reason",
+                  "scene title", "scene query", "scope key", "scope value", "write", "source", "write reason",
+                  "fact key", "fact value", "memory line"]:
         assert evil(field) in page_text, field
+    assert dom.by_class("scene")[0].attrs["data-key"] == evil("scene key")
+    assert governed_rows(dom)[0].attrs["data-reasons"] == evil("reason")
     for field in ["value", "new value"]:  # values the page shows as JSON, so their quotes are escaped
         assert json.dumps(evil(field)) in page_text, field
     # A leaked guest record must turn the erase verdict red.

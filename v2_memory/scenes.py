@@ -29,6 +29,7 @@ class Scene:
     query: str
     read_scope: dict[str, Any] = field(default_factory=dict)
     then: Callable[[MemoryManager], None] = lambda memory: None  # what the user does before the query
+    then_label: str = ""  # the same, as the reader should see it
 
 
 def _confirm(key: str) -> Callable[[MemoryManager], None]:
@@ -38,17 +39,17 @@ def _confirm(key: str) -> Callable[[MemoryManager], None]:
 SCENES = (
     Scene("correction", "纠正覆盖旧事实 / A correction supersedes the old fact",
           (Message("user", "我用安卓手机"), Message("user", "刚才说错了，应该是Mac")),
-          "我的手机是安卓还是Mac", then=_confirm("device")),
+          "我的手机是安卓还是Mac", then=_confirm("device"), then_label='confirm_fact("default", "device")'),
     Scene("negation", "否定偏好不被反转 / A negated preference is never flipped",
           (Message("user", "别推荐咖啡"), Message("user", "我喜欢茶")),
-          "推荐一杯咖啡吧", then=lambda memory: (memory.confirm_fact("default", "recommend"), None)[1]),
+          "推荐一杯咖啡吧", then=_confirm("recommend"), then_label='confirm_fact("default", "recommend")'),
     Scene("identifier", "CS201 不召回 CS202 / CS201 never recalls CS202",
           (Message("user", "CS202 第三次作业 周三截止"), Message("user", "CS201 第三次作业 周五截止")),
           "CS201 第三次作业截止时间"),
     Scene("ended_session", "已结束会话不再泄漏 / An ended session does not leak",
           (Message("user", "PPT大纲：已完成封面页，下一步写目录", session_id="s1", domain="session"),),
           "PPT大纲 下一步", read_scope={"session_id": "s2"},
-          then=lambda memory: (memory.end_session("default", "s1"), None)[1]),
+          then=lambda memory: (memory.end_session("default", "s1"), None)[1], then_label='end_session("default", "s1")'),
     Scene("echo", "模型回声未经确认不入上下文 / Unverified model echoes stay out",
           (Message("user", "ReLU 是什么？"), Message("assistant", "ReLU 是循环神经元，一种激活函数。")),
           "ReLU 是什么激活函数"),
@@ -65,7 +66,8 @@ def _replay(scene: Scene, governed: bool, threshold: float) -> dict[str, Any]:
     with MemoryManager(window_size=1, threshold=threshold, store_path=None, clock=_clock(), governance=governed) as memory:
         # A closing "好的" fills the one-message window: everything else must come from long-term memory.
         messages = scene.messages + (Message("user", "好的"),)
-        writes = [{"role": m.role, "content": m.content, "result": memory.add(m).to_dict()} for m in messages]
+        writes = [{"role": m.role, "content": m.content, "session_id": m.session_id, "domain": m.domain,
+                   "result": memory.add(m).to_dict()} for m in messages]
         scene.then(memory)
         explanation = memory.explain(scene.query, top_k=5, **scene.read_scope)
         return {
@@ -85,6 +87,7 @@ def run_scene(scene: Scene, threshold: float = 0.2) -> dict[str, Any]:
         "title": scene.title,
         "query": scene.query,
         "read_scope": dict(scene.read_scope),
+        "then": scene.then_label,
         "without_governance": _replay(scene, False, threshold),
         "with_governance": _replay(scene, True, threshold),
     }

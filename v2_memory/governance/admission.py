@@ -156,8 +156,8 @@ def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: R
     reasons = _boundary_reasons(record, state, read)
     if similarity < read.threshold:
         reasons.append("below_threshold")
-    elif effective < read.threshold and "unverified_model_output" not in reasons:
-        reasons.append("decayed")
+    elif effective < read.threshold and not reasons:
+        reasons.append("decayed")  # only when nothing else explains the rejection
     return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons))
 
 
