@@ -418,3 +418,10 @@ def test_page_over_http_fetches_trace_json(browser, demo_dir, tmp_path):
     assert dom.by_id("load-status").attrs["data-state"] == "loaded"
     assert "trace.json" in dom.by_id("load-status").text
     assert dom.by_id("admitted-count").text == "2 / 8"
+
+
+def test_scene_shows_what_the_user_did_before_asking(browser, demo_dir):
+    """The negation scene confirms the fact between writing and asking; the page says so."""
+    _, dom = dump_dom(browser, page_url(demo_dir))
+    text = dom.by_id("scenes").text
+    assert 'confirm_fact("default", "recommend")' in text and 'end_session("default", "s1")' in text
