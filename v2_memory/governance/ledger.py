@@ -106,6 +106,14 @@ class Ledger:
             raise UnsupportedFormatError(f"ledger version {row[0]} is newer than {LEDGER_VERSION}",
                                          path=self.path or ":memory:", version=int(row[0]))
 
+    def _rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
+        """Run ``sql`` whose ``{marks}`` is an ``IN (?, ?, ...)`` list of ``values`` (none: no rows)."""
+        values = list(values)
+        if not values:
+            return []
+        with self._lock:
+            return self._db.execute(sql.format(marks=",".join("?" * len(values))), [*leading, *values]).fetchall()
+
     # -- memories --------------------------------------------------------------------------------
     def register(self, record_id: int, scope: str, *, verified: bool, base_weight: float, isolated: bool = False) -> None:
         with self._lock, self._db:
@@ -116,14 +124,8 @@ class Ledger:
 
     def states(self, record_ids: Iterable[int]) -> dict[int, MemoryState]:
         """Governance state of each id; ids never registered are absent (treat as defaults)."""
-        ids = list(record_ids)
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, isolated "
-                f"FROM memories WHERE record_id IN ({marks})", ids).fetchall()
+        rows = self._rows_in("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
+                             "isolated FROM memories WHERE record_id IN ({marks})", record_ids)
         return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}
 
     def verify(self, record_id: int) -> bool:
@@ -168,24 +170,14 @@ class Ledger:
     def identifiers_of(self, record_ids: Iterable[int]) -> dict[int, set[str]]:
         ids = list(record_ids)
         found: dict[int, set[str]] = {rid: set() for rid in ids}
-        if ids:
-            marks = ",".join("?" * len(ids))
-            with self._lock:
-                for rid, ident in self._db.execute(
-                        f"SELECT record_id, identifier FROM identifiers WHERE record_id IN ({marks})", ids):
-                    found[rid].add(ident)
+        for rid, ident in self._rows_in("SELECT record_id, identifier FROM identifiers WHERE record_id IN ({marks})", ids):
+            found[rid].add(ident)
         return found
 
     def records_with(self, scope: str, identifiers: Iterable[str]) -> list[int]:
         """Record ids of the scope naming any of ``identifiers`` exactly, oldest first."""
-        idents = list(identifiers)
-        if not idents:
-            return []
-        marks = ",".join("?" * len(idents))
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT DISTINCT record_id FROM identifiers WHERE scope = ? AND identifier IN ({marks}) ORDER BY record_id",
-                [scope, *idents]).fetchall()
+        rows = self._rows_in("SELECT DISTINCT record_id FROM identifiers WHERE scope = ? AND identifier IN ({marks}) "
+                             "ORDER BY record_id", identifiers, scope)
         return [row[0] for row in rows]
 
     # -- persona facts ---------------------------------------------------------------------------
@@ -220,13 +212,7 @@ class Ledger:
 
     def fact_status_of(self, record_ids: Iterable[int]) -> dict[int, str]:
         """record_id -> status of the fact that record declared (only records that declared one)."""
-        ids = list(record_ids)
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        with self._lock:
-            rows = self._db.execute(f"SELECT record_id, status FROM facts WHERE record_id IN ({marks})", ids).fetchall()
-        return dict(rows)
+        return dict(self._rows_in("SELECT record_id, status FROM facts WHERE record_id IN ({marks})", record_ids))
 
     def facts(self, scope: str, *, key: str | None = None, status: str | None = None) -> list[Fact]:
         sql = "SELECT key, value, polarity, status, record_id, created_at FROM facts WHERE scope = ?"
