@@ -5,7 +5,8 @@ when it is added; the index keeps, per user:
 
     records   list[dict]            position -> record, in insertion order
     norms     array('d')            position -> |d|, the record's count-vector length
-    postings  dict[str, array('I')] term -> positions, a position repeated once per occurrence
+    postings  dict[str, int | array('I')] term -> positions, a position repeated once per occurrence;
+                                    a term seen once in the user's history keeps a bare int
 
 A query then only touches the postings of its own terms. Repeating positions makes the dot
 product a count: for a query term seen ``q`` times, adding its posting ``q`` times adds
@@ -42,10 +43,16 @@ class UserIndex:
         self.records.append(record)
         self.norms.append(vector_norm(counts))
         for term, count in counts.items():
-            # sys.intern: the same word in 100 users' indexes is stored once.
             posting = self.postings.get(term)
+            if posting is None and count == 1:
+                # Most terms occur once in a user's history: a bare position, not an 80-byte array.
+                # sys.intern: the same word in 100 users' indexes is stored once.
+                self.postings[sys.intern(term)] = position
+                continue
             if posting is None:
                 posting = self.postings[sys.intern(term)] = array("I")
+            elif type(posting) is int:
+                posting = self.postings[term] = array("I", [posting])  # its second occurrence
             posting.extend([position] * count)
 
     def search(
@@ -56,7 +63,11 @@ class UserIndex:
         dots: Counter[int] = Counter()
         for term, query_count in query_counts.items():
             posting = self.postings.get(term)
-            if posting is not None:
+            if posting is None:
+                continue
+            if type(posting) is int:  # subtle: a single occurrence, stored bare (see add)
+                dots[posting] += query_count
+            else:
                 for _ in range(query_count):
                     dots.update(posting)
         # Step 2: cosine, written exactly as cosine_similarity writes it; keep what passes.

@@ -69,6 +69,7 @@ class JsonVectorStore:
         self._by_id: dict[int, dict[str, Any]] = {}
         self._next_id = 1
         self._pending: list[dict[str, Any]] | None = None  # records of an open batch
+        self._pending_lines: list[bytes] = []  # their encoded lines, written when the batch ends
         self._log = RecordLog(path, fsync=fsync) if path is not None else None
         self.dropped_bytes = 0  # size of a torn last record dropped while loading
         if self._log is not None:
@@ -97,6 +98,7 @@ class JsonVectorStore:
             line = encode_record(record)  # fails on non-JSON metadata before anything changes
             if self._pending is not None:
                 self._pending.append(record)
+                self._pending_lines.append(line)
             else:
                 if self._log is not None:
                     self._log.append([line])
@@ -205,10 +207,11 @@ class JsonVectorStore:
 
     def _flush_pending(self) -> None:
         pending, self._pending = self._pending, None
+        lines, self._pending_lines = self._pending_lines, []
         if not pending:
             return
         if self._log is not None:
-            self._log.append(encode_record(record) for record in pending)
+            self._log.append(lines)
         for record in pending:
             self._insert(record)
 
