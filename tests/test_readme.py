@@ -1,0 +1,48 @@
+"""The README is a test: its example runs, its demo output is real, its commands exist."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+from v2_memory.cli import build_parser
+from v2_memory.main import print_report, run_demo
+
+REPO = Path(__file__).resolve().parent.parent
+README = (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_python_examples_run_and_print_what_their_comments_say(tmp_path, monkeypatch):
+    """Each standalone ``# ...`` line in an example is a line the example prints."""
+    monkeypatch.chdir(tmp_path)
+    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(block, "README.md", "exec"), {})
+        printed = out.getvalue().splitlines()
+        expected = [line[2:] for line in block.splitlines() if line.startswith("# ")]
+        assert expected and all(line in printed for line in expected), (expected, printed)
+
+
+def test_demo_output_in_the_readme_is_what_the_demo_prints(tmp_path):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        print_report(run_demo(out_dir=tmp_path), tmp_path)
+    shown = re.search(r"```\n(blind top-8.*?)```", README, re.S).group(1)
+    assert shown in out.getvalue()
+
+
+def test_ci_runs_the_readme_test_command():
+    command = "python -m pytest"
+    assert f"{command}  " in README
+    assert command in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_every_cli_command_is_in_the_readme():
+    parser = build_parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    for name in commands:
+        assert f"python -m v2_memory {name}" in README or f"v2-memory {name}" in README, name
