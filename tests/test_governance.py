@@ -336,3 +336,11 @@ def test_scenes_show_each_pollution_stopped():
     assert reasons(scenes["identifier"]["with_governance"], "CS202") == [["identifier_mismatch"]]
     assert "session_ended" in reasons(scenes["ended_session"]["with_governance"], "PPT")[0]
     assert reasons(scenes["echo"]["with_governance"], "循环")[0][0] == "unverified_model_output"
+
+
+def test_continue_queries_lead_with_task_state(memory):
+    memory.start_task("default", "paper")
+    memory.set_task_progress("default", "paper", 0.5)
+    memory.add(Message("user", "论文大纲 第三章 实验", task_id="paper", domain="task"))
+    assert memory.build_context("继续下一步", task_id="paper").splitlines()[0] == "task:paper = active, 50% done"
+    assert not memory.build_context("论文大纲", task_id="paper").startswith("task:")  # not a continuation

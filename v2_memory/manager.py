@@ -186,7 +186,9 @@ class MemoryManager:
             explanation = self.explain(query, user_id, top_k + self.window.size, **read_scope)
             self.governor.record_usage(explanation)
             scope = (read_scope.get("tenant_id"), user_id)
-            parts = self.governor.fact_lines(scope)
+            # The router sends "继续/next" to task state first: the task's progress leads the context.
+            parts = self.governor.task_lines(scope, read_scope.get("task_id")) if explanation.route.kind == "task" else []
+            parts += self.governor.fact_lines(scope)
             summary = self.summaries.get(scope)
             if summary.text:
                 parts.append(f"summary: {summary.text}")

@@ -197,6 +197,13 @@ class Governor:
         facts: list[Fact] = self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed") if self.policy.enabled else []
         return [render_fact(fact.key, fact.value, fact.polarity) for fact in facts]
 
+    def task_lines(self, scope: Scope, task_id: str | None) -> list[str]:
+        """The read's task as a context line: ``task:paper = active, 50% done``."""
+        info = self.state.task(scope, task_id) if task_id is not None else None
+        if info is None:
+            return []
+        return [f"task:{task_id} = {info.status(self.clock())}, {info.completion:.0%} done"]
+
     def keeps_in_window(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
         """Window entries of an ended or other session, or of another task, stay out of this read."""
         if not self.policy.enabled:
