@@ -31,7 +31,7 @@ def test_trace_keeps_the_article_keys_and_proves_the_erase(tmp_path):
         assert key in trace
     assert trace["query"] == "记忆污染 阈值 Agent"
     assert trace["guest_records_after_erase"] == []
-    assert trace["erase_receipt"]["removed"] == {"window": 1, "summary": 0, "store": 1, "ledger": 1, "state": 0}
+    assert trace["erase_receipt"]["removed"] == {"window": 1, "summary": 0, "store": 1, "ledger": 1, "state": 0, "logs": 1}
     assert not any(v for k, v in trace["erase_verification"].items() if k != "summary_empty")
     assert trace["isolation"] == {"guest_hits_before_erase": 1, "guest_text_in_default_context": False}
     for file in tmp_path.iterdir():  # the guest's note is in no file the demo wrote

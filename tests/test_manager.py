@@ -71,8 +71,8 @@ def test_erase_user_receipt_counts_every_track(tmp_path, clock):
         assert receipt.to_dict() == {
             "user_id": "guest",
             "tenant_id": None,
-            "removed": {"window": 2, "summary": 3, "store": 5, "ledger": 5, "state": 0},
-            "files_rewritten": [str(tmp_path / "m.json"), str(tmp_path / "m.governance.sqlite3")],
+            "removed": {"window": 2, "summary": 3, "store": 5, "ledger": 5, "state": 0, "logs": 5},
+            "files_rewritten": [str(tmp_path / name) for name in ("m.json", "m.governance.sqlite3", "m.writes.jsonl")],
         }
         assert manager.users() == ["default"]
         assert manager.erase_user("guest").total == 0

@@ -96,14 +96,17 @@ def test_after_erase_the_secret_is_nowhere(writes, secret_at, window_size, victi
         with MemoryManager(window_size=window_size, threshold=0.0, store_path=Path(folder) / "m.json") as manager:
             for user, text in writes:
                 manager.add(Message("user", text, user))
+            manager.build_context(f"{secret} 阈值 memory", victim)  # puts the secret in the read log too
             receipt = manager.erase_user(victim)
             assert receipt.store >= 1
+            # Every file the library wrote (store, ledger, write and read logs), byte by byte.
+            for file in Path(folder).rglob("*"):
+                data = file.read_bytes()
+                for fragment in (secret, "身份证", "CS9071"):
+                    assert fragment.encode("utf-8") not in data, (file, fragment)
+            # Then every track, asked directly (these reads name the secret themselves, so they come last).
             for reader in USERS:
                 assert secret not in manager.build_context(f"{secret} 阈值 memory", reader, top_k=50)
                 assert secret not in manager.summary(reader)
                 assert all(secret not in m.content for m in manager.recent_messages(reader))
                 assert all(secret not in r["content"] for r in manager.store.records(reader))
-        for file in Path(folder).rglob("*"):
-            data = file.read_bytes()
-            for fragment in (secret, "身份证", "CS9071"):
-                assert fragment.encode("utf-8") not in data, (file, fragment)

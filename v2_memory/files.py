@@ -9,8 +9,9 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "fsync_directory"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "append_whole", "fsync_directory"]
 
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = True) -> None:
@@ -49,3 +50,22 @@ def fsync_directory(folder: Path | str) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def append_whole(handle: BinaryIO, data: bytes, *, fsync: bool = False) -> None:
+    """Append ``data`` to an unbuffered append handle, all of it or nothing.
+
+    Lines are appended with one call so that a crash leaves at most the *last* line incomplete;
+    if the write itself fails (disk full), the file is cut back so no half line is left in front
+    of the next append.
+    """
+    start = handle.seek(0, os.SEEK_END)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[handle.write(view):]
+        if fsync:
+            os.fsync(handle.fileno())
+    except BaseException:
+        handle.truncate(start)
+        raise

@@ -154,7 +154,8 @@ def _verify_erasure(manager: MemoryManager, query: str, store_path: Path) -> dic
         "store_records": len(manager.store.records(GUEST_ID)),
         "window_messages": len(manager.recent_messages(GUEST_ID)),
         "summary_empty": manager.summary(GUEST_ID) == "",
-        "in_guest_context": GUEST_NOTE in manager.build_context(query, GUEST_ID),
+        # explain(), not build_context(): a verification should not itself leave a read in the log.
+        "in_guest_context": any(GUEST_NOTE in a.record["content"] for a in manager.explain(query, GUEST_ID, 8)),
         "bytes_in_store_file": GUEST_NOTE.encode("utf-8") in store_path.read_bytes(),
     }
 

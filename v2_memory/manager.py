@@ -17,6 +17,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
+from .audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
 from .governance.governor import GovernancePolicy, Governor
 from .governance.ledger import Fact, Ledger, scope_key
@@ -65,6 +66,7 @@ class MemoryManager:
         fsync: bool = False,
         governance: GovernancePolicy | bool = True,
         ledger_path: Path | str | None = None,
+        audit: AuditLog | bool = True,
     ) -> None:
         self.threshold = check_threshold(threshold, allow_none=False)
         self.window = RecentWindow(window_size)
@@ -77,6 +79,7 @@ class MemoryManager:
             ledger_path = path.with_name(path.stem + ".governance.sqlite3")
         self.ledger = Ledger(ledger_path)
         self.governor = Governor(self.store, self.ledger, policy, self._now)
+        self.audit = audit if isinstance(audit, AuditLog) else _default_audit(audit, store, store_path, fsync)
         self._lock = threading.RLock()
 
     @property
@@ -99,6 +102,8 @@ class MemoryManager:
             if message.timestamp is None:
                 message = replace(message, timestamp=self._now())
             result, shown = self.governor.write(message)
+            if self.audit is not None:
+                self.audit.log_write(write_event(replace(message, content=shown.content), result))
             scope = (message.tenant_id, message.user_id)
             # Messages pushed out of the user's window are folded into that user's summary.
             for record_id, expired in self.window.push(scope, result.record_id, shown):
@@ -109,13 +114,20 @@ class MemoryManager:
 
     def verify(self, record_id: int) -> bool:
         """A user confirmed this (model-written) memory: it becomes verified, full weight."""
-        return self.ledger.verify(record_id)
+        verified = self.ledger.verify(record_id)
+        record = self.store.get(record_id) if verified else None
+        if record is not None:
+            self._log("verify", record["user_id"], record.get("tenant_id"), record_id=record_id)
+        return verified
 
     def confirm_fact(self, user_id: str, key: str, *, value: str | None = None, tenant_id: str | None = None) -> int:
         """The user confirmed a pending persona fact (``key`` like "diet"); return how many were confirmed."""
         tenant, user = _scope(user_id, tenant_id)
         require_text("key", key)
-        return self.ledger.confirm_fact(scope_key(user, tenant), key, value)
+        confirmed = self.ledger.confirm_fact(scope_key(user, tenant), key, value)
+        if confirmed:
+            self._log("confirm_fact", user, tenant, key=key, value=value, confirmed=confirmed)
+        return confirmed
 
     def facts(self, user_id: str = "default", *, status: str | None = None, tenant_id: str | None = None) -> list[Fact]:
         """The user's persona facts (pending, confirmed and superseded unless ``status`` says)."""
@@ -130,6 +142,7 @@ class MemoryManager:
         with self._lock:
             ended = self.governor.state.end_session(scope, session_id)
             if ended:
+                self._log("end_session", user_id, tenant_id, session_id)
                 self._rebuild_summary(scope, {r["record_id"] for r in self.store.records(user_id, tenant_id=tenant_id)
                                               if r.get("domain") == "session" and r.get("session_id") == session_id})
             return ended
@@ -140,14 +153,20 @@ class MemoryManager:
 
     def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
         require_text("task_id", task_id)
-        return self.governor.state.start_task(_scope(user_id, tenant_id), task_id, ttl)
+        info = self.governor.state.start_task(_scope(user_id, tenant_id), task_id, ttl)
+        self._log("start_task", user_id, tenant_id, task_id=task_id, expires_at=info.expires_at.isoformat())
+        return info
 
     def set_task_progress(self, user_id: str, task_id: str, completion: float, *, tenant_id: str | None = None) -> TaskInfo:
         """Record how far a task is (0..1); task memories decay by (1 − completion)."""
-        return self.governor.state.set_progress(_scope(user_id, tenant_id), task_id, completion)
+        info = self.governor.state.set_progress(_scope(user_id, tenant_id), task_id, completion)
+        self._log("task_progress", user_id, tenant_id, task_id=task_id, completion=info.completion)
+        return info
 
     def finish_task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo:
-        return self.governor.state.finish_task(_scope(user_id, tenant_id), task_id)
+        info = self.governor.state.finish_task(_scope(user_id, tenant_id), task_id)
+        self._log("finish_task", user_id, tenant_id, task_id=task_id)
+        return info
 
     def task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo | None:
         return self.governor.state.task(_scope(user_id, tenant_id), task_id)
@@ -169,6 +188,7 @@ class MemoryManager:
         with self._lock:
             explanation = self.explain(query, user_id, top_k, **read_scope)
             self.governor.record_usage(explanation)
+            self._log_read(explanation, user_id, read_scope, "retrieve")
             return [Hit(a.similarity, dict(a.record)) for a in explanation.admitted]
 
     def retrieve_without_threshold(self, query: str, user_id: str = "default", top_k: int = 3, *,
@@ -198,7 +218,9 @@ class MemoryManager:
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
             parts.extend(f"memory({a.similarity:.3f}): {a.record['role']}: {a.record['content']}" for a in fresh)
-            return "\n".join(parts)
+            context = "\n".join(parts)
+            self._log_read(explanation, user_id, read_scope, "build_context", context)
+            return context
 
     def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
@@ -225,9 +247,14 @@ class MemoryManager:
             store = self.store.erase_user(user_id, tenant_id=tenant_id)
             ledger = self.ledger.erase(scope_key(user_id, tenant_id))
             state = self.governor.state.erase(scope)
+            logs, log_files = self.audit.erase(user_id, tenant_id) if self.audit is not None else (0, [])
             files = tuple(str(p) for p in self.store.files()) if store else ()
             files += tuple(str(p) for p in self.ledger.files()) if ledger else ()
-            return EraseReceipt(user_id, window, summary, store, ledger, state, files, tenant_id)
+            files += tuple(str(p) for p in log_files)
+            receipt = EraseReceipt(user_id, window, summary, store, ledger, state, logs, files, tenant_id)
+            # The log keeps that an erasure happened — a fingerprint and counts, never the content.
+            self._log("erasure", None, None, user_hash=user_hash(user_id, tenant_id), removed=receipt.to_dict()["removed"])
+            return receipt
 
     def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None) -> bool:
         """Remove one of the user's memories from every track (the summary is rebuilt without it)."""
@@ -250,6 +277,18 @@ class MemoryManager:
         kept = [(rid, self.store.get(rid)) for rid in covered if rid not in without and rid is not None]
         self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
 
+    # -- audit -------------------------------------------------------------------------------
+    def _log(self, kind: str, user_id: str | None, tenant_id: str | None, session_id: str | None = None,
+             **data: Any) -> None:
+        if self.audit is not None:
+            self.audit.log_write(AuditEvent(kind, self._now().isoformat(), user_id, tenant_id, session_id, data))
+
+    def _log_read(self, explanation: Explanation, user_id: str, read_scope: dict[str, Any], call: str,
+                  context: str | None = None) -> None:
+        if self.audit is not None:
+            scope = (read_scope.get("tenant_id"), user_id)
+            self.audit.log_read(read_event(explanation, self._now().isoformat(), scope, read_scope, call, context))
+
     def close(self) -> None:
         self.store.close()
         self.ledger.close()
@@ -259,6 +298,16 @@ class MemoryManager:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _default_audit(audit: bool, store: VectorStore | None, store_path: Path | str | None, fsync: bool) -> AuditLog | None:
+    """Logs next to the store file; in memory for an in-memory manager; none when ``audit=False``."""
+    if not audit:
+        return None
+    if store is None and store_path is not None:
+        path = Path(store_path)
+        return AuditLog(path.parent, stem=path.stem, fsync=fsync)
+    return AuditLog(None)
 
 
 def _as_message(record: dict[str, Any]) -> Message:

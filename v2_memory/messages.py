@@ -123,19 +123,20 @@ class EraseReceipt:
     store: int = 0
     ledger: int = 0  # governance rows: weights, identifiers, persona facts
     state: int = 0  # sessions and tasks
+    logs: int = 0  # audit-log events
     files_rewritten: tuple[str, ...] = ()
     tenant_id: str | None = None
 
     @property
     def total(self) -> int:
         """Number of items removed across the tracks (summary counts covered messages)."""
-        return self.window + self.summary + self.store + self.ledger + self.state
+        return self.window + self.summary + self.store + self.ledger + self.state + self.logs
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "user_id": self.user_id,
             "tenant_id": self.tenant_id,
             "removed": {"window": self.window, "summary": self.summary, "store": self.store,
-                        "ledger": self.ledger, "state": self.state},
+                        "ledger": self.ledger, "state": self.state, "logs": self.logs},
             "files_rewritten": list(self.files_rewritten),
         }

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import StoreCorruptError, StorePathError, UnsupportedFormatError
-from ..files import atomic_write_bytes
+from ..files import append_whole, atomic_write_bytes
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TornRecordWarning", "LoadedLog", "RecordLog", "encode_record"]
 
@@ -174,18 +174,7 @@ class RecordLog:
             return
         if self._handle is None:
             raise ValueError(f"{self.path}: store is closed")
-        start = self._handle.seek(0, os.SEEK_END)
-        try:
-            view = memoryview(data)
-            while view:
-                written = self._handle.write(view)
-                view = view[written:]
-            if self.fsync:
-                os.fsync(self._handle.fileno())
-        except BaseException:
-            # A half-written line in the middle would make the file corrupt: remove it.
-            self._handle.truncate(start)
-            raise
+        append_whole(self._handle, data, fsync=self.fsync)
 
     def rewrite(self, records: Iterable[dict[str, Any]], next_id: int) -> None:
         """Replace the whole file with ``records`` atomically (erasure and compaction)."""
