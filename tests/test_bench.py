@@ -105,7 +105,7 @@ def test_tiny_run_prints_tables_and_writes_json(capsys, tmp_path):
     out = tmp_path / "bench.json"
     assert main(TINY + ["--no-sklearn", "--out", str(out)]) == 0
     captured = capsys.readouterr()
-    assert "identical results: yes (20 queries)" in captured.out
+    assert "identical results: yes (20 scanned queries compared" in captured.out
     assert "whole-store = " in captured.out and "per-user 500" in captured.out
     assert captured.out.count("PASS") + captured.out.count("FAIL") + captured.out.count("n/a") >= 5
     assert "bench: 500 records:" in captured.err  # progress goes to stderr

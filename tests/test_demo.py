@@ -85,3 +85,17 @@ def test_governed_view_rejects_the_four_echoes(tmp_path):
     admitted = [a["content"] for a in trace["governed"]["admissions"] if a["admitted"]]
     assert admitted == ["如何治理记忆污染？", "请记录第二篇要讨论记忆污染。"]
     assert {scene["key"] for scene in trace["scenes"]} == {"correction", "negation", "identifier", "ended_session", "echo"}
+
+
+def test_the_demo_never_deletes_a_store_it_did_not_write(tmp_path):
+    precious = tmp_path / "memory_store.json"
+    precious.write_text("MY PRECIOUS DATA", encoding="utf-8")
+    done = subprocess.run([sys.executable, "v2_memory/main.py", "--out", str(tmp_path)],
+                          cwd=REPO, capture_output=True, text=True, encoding="utf-8", timeout=60)
+    assert done.returncode == 2 and "was not written by the demo" in done.stderr
+    assert precious.read_text(encoding="utf-8") == "MY PRECIOUS DATA"
+
+
+def test_an_empty_query_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="query"):
+        run_demo(query="  ", out_dir=tmp_path)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from .errors import StoreCorruptError, StorePathError
-from .files import append_whole, atomic_write_bytes
+from .files import append_whole, atomic_write_bytes, open_private_append
 from .governance.sensitive import find_sensitive, redact
 from .tokenizer import tokenize
 
@@ -87,7 +87,7 @@ class _JsonlFile:
     def append(self, line: bytes) -> None:
         if self.path.exists() and self.path.stat().st_size + len(line) > self.max_bytes:
             self._rotate()
-        with open(self.path, "ab", buffering=0) as handle:
+        with open_private_append(self.path) as handle:
             append_whole(handle, line, fsync=self.fsync)
 
     def _rotate(self) -> None:

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "append_whole", "fsync_directory"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "append_whole", "open_private_append", "fsync_directory"]
 
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = True) -> None:
@@ -69,3 +69,12 @@ def append_whole(handle: BinaryIO, data: bytes, *, fsync: bool = False) -> None:
     except BaseException:
         handle.truncate(start)
         raise
+
+
+def open_private_append(path: Path | str) -> BinaryIO:
+    """Open ``path`` for unbuffered appends, creating it readable by its owner only (0600).
+
+    Memory files hold people's private text; the atomic rewrites (``mkstemp``) are 0600 too.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
+    return os.fdopen(fd, "ab", buffering=0)

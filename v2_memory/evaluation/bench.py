@@ -396,7 +396,7 @@ def _memory_row(result: dict) -> list[str]:
 
 def _agreement_line(agreement: dict) -> str:
     if agreement["identical"]:
-        return f"identical results: yes ({agreement['queries']} queries)"
+        return f"identical results: yes ({agreement['queries']} scanned queries compared, per-user and whole-store, every size)"
     miss = agreement["first_mismatch"]
     return (f"identical results: NO; first mismatch ({miss['where']}, {miss['user_id']}, query {miss['query']!r}):\n"
             f"  index (score, record_id): {miss['index']}\n  scan  (score, record_id): {miss['scan']}")

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Iterable
 
 from ..errors import StoreCorruptError, UnsupportedFormatError
+from ..files import open_private_append
 from .decay import DecayRates
 from .persona import SINGLE_VALUED_KEYS, Declaration
 
@@ -89,6 +90,9 @@ class Ledger:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else None
         self._lock = threading.RLock()
+        if self.path is not None and not self.path.exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            open_private_append(self.path).close()  # 0600, like every memory file; SQLite fills it in
         try:
             self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False)
             self._db.execute("PRAGMA secure_delete = ON")

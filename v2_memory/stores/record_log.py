@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import StoreCorruptError, StorePathError, UnsupportedFormatError
-from ..files import append_whole, atomic_write_bytes
+from ..files import append_whole, atomic_write_bytes, open_private_append
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TornRecordWarning", "LoadedLog", "RecordLog", "encode_record"]
 
@@ -165,7 +165,7 @@ class RecordLog:
 
     # -- writing -----------------------------------------------------------------------------
     def _open(self) -> None:
-        self._handle = open(self.path, "ab", buffering=0)
+        self._handle = open_private_append(self.path)
 
     def append(self, lines: Iterable[bytes]) -> None:
         """Append encoded lines with a single write; on failure, cut the file back to where it was."""
