@@ -46,8 +46,8 @@ def test_build_context_layout_and_no_repeats_of_the_window(manager):
         "summary: [2 earlier messages] user: memory pollution is noise | user: threshold beats top-k",
         "recent: user: lunch",
         "recent: user: coffee",
-        "memory(0.577): user: memory pollution is noise",
-        "memory(0.333): user: threshold beats top-k",
+        "memory(0.577×1.00): user: memory pollution is noise",
+        "memory(0.333×1.00): user: threshold beats top-k",
     ]
 
 

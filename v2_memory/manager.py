@@ -217,8 +217,9 @@ class MemoryManager:
             parts.extend(f"recent: {message.role}: {message.content}" for _, message in entries)
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
-            # The number is the effective score (similarity × weight): what the threshold was applied to.
-            parts.extend(f"memory({a.effective:.3f}): {a.record['role']}: {a.record['content']}" for a in fresh)
+            # similarity × weight: the threshold was applied to their product, the effective score.
+            parts.extend(f"memory({a.similarity:.3f}×{a.weight:.2f}): {a.record['role']}: {a.record['content']}"
+                         for a in fresh)
             context = "\n".join(parts)
             self._log_read(explanation, user_id, read_scope, "build_context", context)
             return context
