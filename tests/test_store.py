@@ -247,3 +247,21 @@ def test_tenants_are_separate_people(store):
         store.search("secret", "alice", tenant_id="")
     with pytest.raises(ValueError):
         store.add("alice", "user", "x", tenant_id="  ")
+
+
+def test_a_failed_rewrite_erases_nothing(tmp_path, monkeypatch):
+    """Disk full during erasure: the records stay, in memory and on disk, and the error says so."""
+    path = tmp_path / "s.json"
+    with JsonVectorStore(path) as store:
+        store.add("guest", "user", "note")
+
+        def disk_full(*args, **kwargs):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr("v2_memory.stores.record_log.atomic_write_bytes", disk_full)
+        with pytest.raises(OSError, match="No space"):
+            store.erase_user("guest")
+        assert [r["content"] for r in store.records("guest")] == ["note"]
+        with pytest.raises(OSError):
+            store.delete(1)
+        assert store.get(1) is not None

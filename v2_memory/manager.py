@@ -21,11 +21,12 @@ from .audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
 from .governance.governor import GovernancePolicy, Governor
 from .governance.ledger import Fact, Ledger, scope_key
+from .governance.sensitive import find_sensitive, redact
 from .governance.state import SessionInfo, TaskInfo
-from .messages import EraseReceipt, Hit, Message, WriteResult, as_utc
+from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
 from .stores import JsonVectorStore, VectorStore
 from .summarizer import Summarizer, SummaryTrack
-from .validation import check_threshold, check_top_k, require_text
+from .validation import check_threshold, check_top_k, require_scope, require_text
 from .window import RecentWindow
 
 __all__ = ["MemoryManager", "utc_now"]
@@ -36,14 +37,6 @@ Clock = Callable[[], datetime]
 def utc_now() -> datetime:
     """The default clock: the current time in UTC."""
     return datetime.now(timezone.utc)
-
-
-def _scope(user_id: object, tenant_id: object) -> tuple[str | None, str]:
-    """Reads and writes name a user; an empty or missing id fails closed, never "all users"."""
-    require_text("user_id", user_id)
-    if tenant_id is not None:
-        require_text("tenant_id", tenant_id)
-    return (tenant_id, user_id)  # type: ignore[return-value]
 
 
 class MemoryManager:
@@ -112,17 +105,26 @@ class MemoryManager:
                 self._rebuild_summary(scope, set(result.supersedes))  # a corrected fact must not live on there
             return result
 
-    def verify(self, record_id: int) -> bool:
-        """A user confirmed this (model-written) memory: it becomes verified, full weight."""
-        verified = self.ledger.verify(record_id)
-        record = self.store.get(record_id) if verified else None
-        if record is not None:
-            self._log("verify", record["user_id"], record.get("tenant_id"), record_id=record_id)
-        return verified
+    def verify(self, record_id: int, *, user_id: str | None = None, tenant_id: str | None = None) -> bool:
+        """A user confirmed this (model-written) memory: it becomes verified, full weight.
+
+        Pass ``user_id`` (and ``tenant_id``) to make sure the record is that user's; returns False
+        for an unknown record or another user's.
+        """
+        if not isinstance(record_id, int) or isinstance(record_id, bool):
+            raise TypeError(f"record_id must be an int, got {type(record_id).__name__}")
+        with self._lock:
+            record = self.store.get(record_id)
+            if record is None or (user_id is not None and (record.get("tenant_id"), record["user_id"]) != require_scope(user_id, tenant_id)):
+                return False
+            verified = self.ledger.verify(record_id)
+            if verified:
+                self._log("verify", record["user_id"], record.get("tenant_id"), record_id=record_id)
+            return verified
 
     def confirm_fact(self, user_id: str, key: str, *, value: str | None = None, tenant_id: str | None = None) -> int:
         """The user confirmed a pending persona fact (``key`` like "diet"); return how many were confirmed."""
-        tenant, user = _scope(user_id, tenant_id)
+        tenant, user = require_scope(user_id, tenant_id)
         require_text("key", key)
         confirmed = self.ledger.confirm_fact(scope_key(user, tenant), key, value)
         if confirmed:
@@ -131,14 +133,14 @@ class MemoryManager:
 
     def facts(self, user_id: str = "default", *, status: str | None = None, tenant_id: str | None = None) -> list[Fact]:
         """The user's persona facts (pending, confirmed and superseded unless ``status`` says)."""
-        tenant, user = _scope(user_id, tenant_id)
+        tenant, user = require_scope(user_id, tenant_id)
         return self.ledger.facts(scope_key(user, tenant), status=status)
 
     # -- sessions and tasks ------------------------------------------------------------------
     def end_session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> bool:
         """End a session: its session-domain memories never enter a context again."""
         require_text("session_id", session_id)
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
             ended = self.governor.state.end_session(scope, session_id)
             if ended:
@@ -148,28 +150,28 @@ class MemoryManager:
             return ended
 
     def session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> SessionInfo | None:
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         return next((s for s in self.governor.state.sessions(scope) if s.session_id == session_id), None)
 
     def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
         require_text("task_id", task_id)
-        info = self.governor.state.start_task(_scope(user_id, tenant_id), task_id, ttl)
+        info = self.governor.state.start_task(require_scope(user_id, tenant_id), task_id, ttl)
         self._log("start_task", user_id, tenant_id, task_id=task_id, expires_at=info.expires_at.isoformat())
         return info
 
     def set_task_progress(self, user_id: str, task_id: str, completion: float, *, tenant_id: str | None = None) -> TaskInfo:
         """Record how far a task is (0..1); task memories decay by (1 − completion)."""
-        info = self.governor.state.set_progress(_scope(user_id, tenant_id), task_id, completion)
+        info = self.governor.state.set_progress(require_scope(user_id, tenant_id), task_id, completion)
         self._log("task_progress", user_id, tenant_id, task_id=task_id, completion=info.completion)
         return info
 
     def finish_task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo:
-        info = self.governor.state.finish_task(_scope(user_id, tenant_id), task_id)
+        info = self.governor.state.finish_task(require_scope(user_id, tenant_id), task_id)
         self._log("finish_task", user_id, tenant_id, task_id=task_id)
         return info
 
     def task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo | None:
-        return self.governor.state.task(_scope(user_id, tenant_id), task_id)
+        return self.governor.state.task(require_scope(user_id, tenant_id), task_id)
 
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, user_id: str = "default", top_k: int = 3, *, tenant_id: str | None = None,
@@ -177,8 +179,10 @@ class MemoryManager:
         """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         check_top_k(top_k)
+        if domain is not None and domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
         with self._lock:
             return self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
                                          session_id=session_id, task_id=task_id, domain=domain)
@@ -193,8 +197,14 @@ class MemoryManager:
 
     def retrieve_without_threshold(self, query: str, user_id: str = "default", top_k: int = 3, *,
                                    tenant_id: str | None = None) -> list[Hit]:
-        """Blind top-k: always up to ``top_k`` hits, relevant or not (the article's counter-example)."""
-        return self.store.search(query, user_id=user_id, top_k=top_k, threshold=None, tenant_id=tenant_id)
+        """Blind top-k: always up to ``top_k`` hits, relevant or not (the article's counter-example).
+
+        Records kept raw under the "isolate" sensitive-data policy come back redacted even here.
+        """
+        hits = self.store.search(query, user_id=user_id, top_k=top_k, threshold=None, tenant_id=tenant_id)
+        isolated = {rid for rid, state in self.ledger.states(h.record["record_id"] for h in hits).items() if state.isolated}
+        return [Hit(h.score, {**h.record, "content": redact(h.record["content"], find_sensitive(h.record["content"]))})
+                if h.record["record_id"] in isolated else h for h in hits]
 
     def build_context(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> str:
         """The prompt context: persona facts, summary, recent window, then admitted memories.
@@ -212,8 +222,8 @@ class MemoryManager:
             summary = self.summaries.get(scope)
             if summary.text:
                 parts.append(f"summary: {summary.text}")
-            entries = [(rid, m) for rid, m in self.window.entries(scope)
-                       if self.governor.keeps_in_window(m, scope, read_scope.get("session_id"), read_scope.get("task_id"))]
+            entries = self.governor.window_for_read(self.window.entries(scope), scope, read_scope.get("session_id"),
+                                                    read_scope.get("task_id"))
             parts.extend(f"recent: {message.role}: {message.content}" for _, message in entries)
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
@@ -226,23 +236,26 @@ class MemoryManager:
 
     def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
-        return self.window.messages(_scope(user_id, tenant_id))
+        with self._lock:
+            return self.window.messages(require_scope(user_id, tenant_id))
 
     def summary(self, user_id: str = "default", *, tenant_id: str | None = None) -> str:
         """The user's summary of messages that left the window ('' if none)."""
-        return self.summaries.get(_scope(user_id, tenant_id)).text
+        with self._lock:
+            return self.summaries.get(require_scope(user_id, tenant_id)).text
 
     def users(self, *, tenant_id: str | None = None) -> list[str]:
         """Every user (under ``tenant_id``) with something in any track, in first-seen order."""
-        scopes = self.window.users() + self.summaries.users()
-        seen = dict.fromkeys(user for tenant, user in scopes if tenant == tenant_id)
-        seen.update(dict.fromkeys(self.store.users(tenant_id=tenant_id)) if hasattr(self.store, "users") else {})
+        with self._lock:
+            scopes = self.window.users() + self.summaries.users()
+            seen = dict.fromkeys(user for tenant, user in scopes if tenant == tenant_id)
+            seen.update(dict.fromkeys(self.store.users(tenant_id=tenant_id)))
         return list(seen)
 
     # -- erasure -----------------------------------------------------------------------------
     def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> EraseReceipt:
         """Remove the user from every track and every file the library wrote; return a receipt."""
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
             window = self.window.erase(scope)
             summary = self.summaries.erase(scope)
@@ -260,7 +273,7 @@ class MemoryManager:
 
     def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None) -> bool:
         """Remove one of the user's memories from every track (the summary is rebuilt without it)."""
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
             record = self.store.get(record_id)
             if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
@@ -313,4 +326,7 @@ def _default_audit(audit: bool, store: VectorStore | None, store_path: Path | st
 
 
 def _as_message(record: dict[str, Any]) -> Message:
-    return Message(record["role"], record["content"], record["user_id"], tenant_id=record.get("tenant_id"))
+    """A stored record as a message for the summary; personal data redacted (an isolated record
+    keeps it raw in the store, and the summary is another track)."""
+    content = redact(record["content"], find_sensitive(record["content"]))
+    return Message(record["role"], content, record["user_id"], tenant_id=record.get("tenant_id"))

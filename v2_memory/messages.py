@@ -11,10 +11,12 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
-from .governance.policy import DOMAINS, SOURCES
 from .validation import require_text
 
-__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "as_utc"]
+__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "as_utc", "DOMAINS", "SOURCES"]
+
+DOMAINS = ("persona", "session", "task")  # None: ordinary conversation memory
+SOURCES = ("user_input", "llm_response", "knowledge_base", "tool")
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["require_text", "check_top_k", "check_threshold"]
+__all__ = ["require_text", "require_scope", "check_top_k", "check_threshold"]
 
 
 def require_text(name: str, value: object) -> str:
@@ -15,7 +15,22 @@ def require_text(name: str, value: object) -> str:
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
     if not value.strip():
         raise ValueError(f"{name} must not be empty")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate would fail later, half-way through a write
+        raise ValueError(f"{name} is not valid Unicode text ({exc.reason} at {exc.start})") from exc
     return value
+
+
+def require_scope(user_id: object, tenant_id: object = None) -> tuple[str | None, str]:
+    """The boundary of a read or write: ``(tenant_id, user_id)``.
+
+    An empty or missing user id fails closed — it never means "all users".
+    """
+    require_text("user_id", user_id)
+    if tenant_id is not None:
+        require_text("tenant_id", tenant_id)
+    return (tenant_id, user_id)  # type: ignore[return-value]
 
 
 def check_top_k(top_k: object) -> int:

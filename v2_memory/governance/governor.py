@@ -22,6 +22,7 @@ from .admission import Admission, Explanation, ReadContext, collapse_duplicates,
 from .decay import DecayRates
 from .ledger import Fact, Ledger, MemoryState, scope_key
 from .persona import Declaration, render_fact
+from .policy import default_source, is_trusted
 from .router import route
 from .state import StateTracker
 from .write import WritePlan, plan_write
@@ -29,7 +30,13 @@ from .write import WritePlan, plan_write
 __all__ = ["GovernancePolicy", "Governor", "Scope"]
 
 Scope = tuple  # (tenant_id or None, user_id)
-_TRUSTED = MemoryState()
+
+
+def default_state(record: dict[str, Any], rates: DecayRates) -> MemoryState:
+    """Governance state for a record the ledger has no row for (written without governance, or
+    before a crash between the store and the ledger): trust follows its source, never more."""
+    trusted = is_trusted(record.get("source") or default_source(record.get("role", "")))
+    return MemoryState(verified=trusted, base_weight=1.0 if trusted else rates.unverified_weight)
 
 
 @dataclass(frozen=True)
@@ -67,9 +74,9 @@ class Governor:
         """Store ``message`` as policy says; return the result and the message the window should show."""
         scope = (message.tenant_id, message.user_id)
         plan = self._plan(message)
+        record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
         if message.session_id is not None:
             self.state.touch_session(scope, message.session_id)
-        record_id = self._store(message, plan) if plan.embed else None
         supersedes = self._apply_correction(message, plan, record_id) if plan.correction else ()
         fact = None
         if plan.declaration is not None and self.policy.enabled:
@@ -87,7 +94,8 @@ class Governor:
             return plan_write(message, sensitive_policy=self.policy.sensitive_policy, rates=self.policy.rates)
         # The article's policy: store everything, trust everything.
         source = message.source or ("llm_response" if message.role == "assistant" else "user_input")
-        return WritePlan(source, True, 1.0, message.content, message.content, True, False, ("article_mode",))
+        return WritePlan(source=source, verified=True, base_weight=1.0, stored_text=message.content,
+                         window_text=message.content, embed=True, isolated=False, reasons=("article_mode",))
 
     def _store(self, message: Message, plan: WritePlan) -> int:
         fields: dict[str, Any] = {"created_at": _iso(message), "source": plan.source}
@@ -112,8 +120,9 @@ class Governor:
         self.ledger.supersede(target["record_id"], record_id, self.policy.rates.conflict)
         key = scope_key(message.user_id, message.tenant_id)
         for fact in self.ledger.supersede_facts_of(target["record_id"]):
-            # The corrected value becomes a pending fact of the same kind ("我用安卓" → "应该是Mac").
-            self.ledger.put_fact(key, Declaration(fact.key, plan.correction.new_value, +1), record_id, _iso(message))
+            # The corrected value becomes a pending fact of the same kind and polarity
+            # ("我用安卓" → "应该是Mac"; "我不吃香菜" → "不是香菜，是葱" is still a NOT).
+            self.ledger.put_fact(key, Declaration(fact.key, plan.correction.new_value, fact.polarity), record_id, _iso(message))
         return (target["record_id"],)
 
     def _correction_target(self, message: Message, plan: WritePlan, record_id: int | None) -> dict[str, Any] | None:
@@ -121,7 +130,7 @@ class Governor:
         earlier = [r for r in self.store.records(message.user_id, tenant_id=message.tenant_id)
                    if r.get("source") == "user_input" and r["record_id"] != record_id]
         states = self.ledger.states(r["record_id"] for r in earlier)
-        earlier = [r for r in earlier if states.get(r["record_id"], _TRUSTED).superseded_by is None]
+        earlier = [r for r in earlier if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
         if message.session_id is not None:
             same_session = [r for r in earlier if r.get("session_id") == message.session_id]
             earlier = same_session or earlier
@@ -152,7 +161,8 @@ class Governor:
         key = scope_key(user_id, tenant_id)
         for record_id in self.ledger.records_with(key, decision.identifiers):
             record = self.store.get(record_id)
-            if record_id not in candidates and record is not None:
+            # subtle: ledger ids point into the store; check the owner, never trust the id alone.
+            if record_id not in candidates and record is not None and _owner(record) == scope:
                 candidates[record_id] = (cosine_similarity(query, record["content"]), record)
         read = ReadContext(
             threshold, self.clock(), self.policy.rates, decision, session_id, task_id, domain,
@@ -162,7 +172,8 @@ class Governor:
         )
         states = self.ledger.states(candidates)
         fact_status = self.ledger.fact_status_of(candidates)
-        admissions = [self._judge(score, record, states.get(rid, _TRUSTED), fact_status.get(rid), read)
+        rates = self.policy.rates
+        admissions = [self._judge(score, record, states.get(rid) or default_state(record, rates), fact_status.get(rid), read)
                       for rid, (score, record) in candidates.items()]
         admissions.sort(key=lambda a: (not a.admitted, -a.effective, a.record_id))
         if self.policy.dedup:
@@ -204,16 +215,28 @@ class Governor:
             return []
         return [f"task:{task_id} = {info.status(self.clock())}, {info.completion:.0%} done"]
 
-    def keeps_in_window(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
-        """Window entries of an ended or other session, or of another task, stay out of this read."""
+    def window_for_read(self, entries: list[tuple[int | None, Message]], scope: Scope, session_id: str | None,
+                        task_id: str | None) -> list[tuple[int | None, Message]]:
+        """The recent-window entries this read may see: not a corrected message, not an ended or
+        other session's, not another task's."""
         if not self.policy.enabled:
-            return True
+            return entries
+        states = self.ledger.states(rid for rid, _ in entries if rid is not None)
+        return [(rid, message) for rid, message in entries
+                if not (rid in states and states[rid].superseded_by is not None)
+                and self._in_read_scope(message, scope, session_id, task_id)]
+
+    def _in_read_scope(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
         if message.domain == "session":
             status = self.state.session_status(scope, message.session_id or "")
             return message.session_id == session_id and status not in ("ended", "expired")
         if message.domain == "task":
             return message.task_id == task_id
         return True
+
+
+def _owner(record: dict[str, Any]) -> Scope:
+    return (record.get("tenant_id"), record["user_id"])
 
 
 def _iso(message: Message) -> str:

@@ -120,7 +120,11 @@ class Ledger:
 
     # -- memories --------------------------------------------------------------------------------
     def register(self, record_id: int, scope: str, *, verified: bool, base_weight: float, isolated: bool = False) -> None:
+        """Start a new record's row. A row left under the same id (a store that lost its tail in a
+        power cut reuses ids) is wiped first, with its identifiers and facts: they were another record's."""
         with self._lock, self._db:
+            for table in ("identifiers", "facts"):
+                self._db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
             self._db.execute(
                 "INSERT OR REPLACE INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?)",
                 (record_id, scope, int(verified), base_weight, int(isolated)),

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
+from ..messages import DOMAINS, SOURCES
+
 __all__ = ["SOURCES", "DOMAINS", "default_source", "is_trusted", "not_embedded_reason"]
 
-SOURCES = ("user_input", "llm_response", "knowledge_base", "tool")
-DOMAINS = ("persona", "session", "task")
 _ROLE_SOURCE = {
     "user": "user_input",
     "human": "user_input",

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Hashable
 
-__all__ = ["SessionInfo", "TaskInfo", "StateTracker"]
+from ..errors import V2MemoryError
+
+__all__ = ["SessionInfo", "TaskInfo", "StateTracker", "UnknownTaskError"]
+
+
+class UnknownTaskError(V2MemoryError, KeyError):
+    """A task was updated before ``start_task``."""
 
 
 @dataclass
@@ -96,6 +102,9 @@ class StateTracker:
 
     # -- tasks ---------------------------------------------------------------------------------
     def start_task(self, scope: Hashable, task_id: str, ttl: timedelta | None = None) -> TaskInfo:
+        """Start (or restart) a task that lives ``ttl`` (default ``task_ttl``) from now."""
+        if ttl is not None and (not isinstance(ttl, timedelta) or ttl <= timedelta(0)):
+            raise ValueError(f"ttl must be a positive timedelta, got {ttl!r}")
         with self._lock:
             now = self.clock()
             info = TaskInfo(task_id, now, now + (ttl if ttl is not None else self.task_ttl))
@@ -103,7 +112,7 @@ class StateTracker:
             return info
 
     def set_progress(self, scope: Hashable, task_id: str, completion: float) -> TaskInfo:
-        if not isinstance(completion, (int, float)) or not 0.0 <= completion <= 1.0:
+        if not isinstance(completion, (int, float)) or isinstance(completion, bool) or not 0.0 <= completion <= 1.0:
             raise ValueError(f"completion must be within [0, 1], got {completion!r}")
         with self._lock:
             info = self._task(scope, task_id)
@@ -127,7 +136,7 @@ class StateTracker:
     def _task(self, scope: Hashable, task_id: str) -> TaskInfo:
         info = self._tasks.get(scope, {}).get(task_id)
         if info is None:
-            raise KeyError(f"no task {task_id!r} for this user; start_task() it first")
+            raise UnknownTaskError(f"no task {task_id!r} for this user; start_task() it first")
         return info
 
     def erase(self, scope: Hashable) -> int:

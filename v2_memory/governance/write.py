@@ -77,7 +77,7 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         reasons.append(f"not_embedded:{skip}")
     # Step 4: only a user speaking about themselves declares facts or corrects the record.
     is_user = source == "user_input"
-    correction = detect_correction(message.content) if is_user else None
+    correction = detect_correction(window_text) if is_user else None  # never a raw sensitive value
     declaration = detect_declaration(window_text) if is_user and correction is None else None
     if declaration:
         reasons.append("persona_fact_pending")

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 
 from ..messages import Hit
 from ..tokenizer import term_counts, vector_norm
-from ..validation import check_threshold, check_top_k, require_text
+from ..validation import check_threshold, check_top_k, require_scope, require_text
 from .index import UserIndex
 from .record_log import RecordLog, encode_record
 
@@ -84,7 +84,7 @@ class JsonVectorStore:
         self, user_id: str, role: str, content: str, *, tenant_id: str | None = None, **metadata: Any
     ) -> dict[str, Any]:
         """Store one record and return a copy of it, with its new integer ``record_id``."""
-        _scope(user_id, tenant_id)
+        require_scope(user_id, tenant_id)
         require_text("role", role)
         require_text("content", content)
         clash = RESERVED_FIELDS.intersection(metadata)
@@ -121,7 +121,7 @@ class JsonVectorStore:
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         check_top_k(top_k)
         threshold = check_threshold(threshold)
         query_counts = term_counts(query)
@@ -133,16 +133,20 @@ class JsonVectorStore:
             return [Hit(score, dict(record)) for score, record in pairs]
 
     def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> int:
-        """Remove the user's records from memory and rewrite the file without them."""
-        scope = _scope(user_id, tenant_id)
+        """Rewrite the file without the user's records, then drop them from memory.
+
+        File first: if the rewrite fails (disk full), nothing changed, and the error says so.
+        """
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
             self._flush_pending()
-            partition = self._partitions.pop(scope, None)
+            partition = self._partitions.get(scope)
             if partition is None:
                 return 0
+            self._rewrite_without({record["record_id"] for record in partition.records})
+            del self._partitions[scope]
             for record in partition.records:
                 del self._by_id[record["record_id"]]
-            self.compact()
             return len(partition.records)
 
     # -- single records and listings ------------------------------------------------------------
@@ -152,24 +156,24 @@ class JsonVectorStore:
             return dict(record) if record is not None else None
 
     def delete(self, record_id: int) -> dict[str, Any] | None:
-        """Forget one record everywhere, file included; the user's index is rebuilt lazily."""
+        """Forget one record, file first, then memory; the user's index is rebuilt lazily."""
         with self._lock:
             self._flush_pending()
-            record = self._by_id.pop(record_id, None)
-            if record is None:
+            if record_id not in self._by_id:
                 return None
+            self._rewrite_without({record_id})
+            record = self._by_id.pop(record_id)
             scope = _record_scope(record)
             partition = self._partitions[scope]
             partition.records.remove(record)
             partition.index = None
             if not partition.records:
                 del self._partitions[scope]
-            self.compact()
             return dict(record)
 
     def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
         """Copies of the user's records, in insertion order."""
-        scope = _scope(user_id, tenant_id)
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
             partition = self._partitions.get(scope)
             return [dict(record) for record in partition.records] if partition else []
@@ -216,11 +220,14 @@ class JsonVectorStore:
             self._insert(record)
 
     def compact(self) -> None:
-        """Rewrite the file atomically with exactly the live records (erasure uses this)."""
+        """Rewrite the file atomically with exactly the live records."""
         with self._lock:
-            if self._log is not None:
-                live = sorted(self._by_id.values(), key=lambda record: record["record_id"])
-                self._log.rewrite(live, self._next_id)
+            self._rewrite_without(set())
+
+    def _rewrite_without(self, removed: set[int]) -> None:
+        if self._log is not None:
+            live = sorted((r for rid, r in self._by_id.items() if rid not in removed), key=lambda r: r["record_id"])
+            self._log.rewrite(live, self._next_id)
 
     def close(self) -> None:
         with self._lock:
@@ -237,14 +244,6 @@ class JsonVectorStore:
     def _insert(self, record: dict[str, Any]) -> None:
         self._by_id[record["record_id"]] = record
         self._partitions.setdefault(_record_scope(record), _Partition()).append(record)
-
-
-def _scope(user_id: object, tenant_id: object) -> Scope:
-    """Validate and build a partition key; an empty or missing id fails closed."""
-    require_text("user_id", user_id)
-    if tenant_id is not None:
-        require_text("tenant_id", tenant_id)
-    return (tenant_id, user_id)
 
 
 def _record_scope(record: dict[str, Any]) -> Scope:

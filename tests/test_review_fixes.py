@@ -1,0 +1,94 @@
+"""Regression tests for problems an independent review found (each once reproduced as a bug)."""
+from __future__ import annotations
+
+import pytest
+
+from v2_memory import GovernancePolicy, MemoryManager, Message
+from v2_memory.governance.state import UnknownTaskError
+
+
+def test_ledger_ids_that_drift_from_the_store_never_leak(tmp_path, clock):
+    """The ledger persists, the in-memory store restarts its ids: record 1 changes owner."""
+    ledger = tmp_path / "ledger.sqlite3"
+    with MemoryManager(store_path=None, ledger_path=ledger, clock=clock) as first_run:
+        first_run.add(Message("user", "CS201 作业 周五截止", "alice"))
+    with MemoryManager(store_path=None, ledger_path=ledger, clock=clock) as second_run:
+        second_run.add(Message("user", "bob 私人 CS201 病历", "bob"))  # record 1 again
+        assert "bob" not in second_run.build_context("CS201 作业", "alice")
+        assert second_run.explain("CS201 作业", "alice").admissions == ()
+
+
+def test_a_record_without_a_ledger_row_is_trusted_only_as_far_as_its_source(tmp_path, clock):
+    path = tmp_path / "m.json"
+    with MemoryManager(store_path=path, clock=clock, governance=False) as article:
+        article.add(Message("assistant", "记忆污染 阈值 的答案是这样"))
+    (tmp_path / "m.governance.sqlite3").unlink()  # lost, or never written
+    with MemoryManager(store_path=path, clock=clock) as governed:
+        assert governed.explain("记忆污染 阈值")[0].reasons == ("unverified_model_output",)
+
+
+def test_isolated_personal_data_stays_out_of_rebuilt_summaries_and_blind_hits(clock):
+    policy = GovernancePolicy(sensitive_policy="isolate")
+    with MemoryManager(window_size=1, store_path=None, clock=clock, governance=policy) as memory:
+        memory.add(Message("user", "我的手机 13800138000"))
+        other = memory.add(Message("user", "记一下周报")).record_id
+        memory.add(Message("user", "好的"))
+        memory.forget("default", other)  # rebuilds the summary from the store
+        assert "13800138000" not in memory.summary() and "[mobile]" in memory.summary()
+        assert all("13800138000" not in r["content"] for _, r in memory.retrieve_without_threshold("手机", top_k=5))
+
+
+def test_corrections_never_carry_raw_personal_data_into_facts(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "我用安卓手机"))
+        memory.add(Message("user", "刚才说错了，应该是 tom.lee@example.com"))
+        assert all("tom.lee" not in fact.value for fact in memory.facts())
+
+
+def test_a_corrected_negative_fact_stays_negative(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "我不吃香菜"))
+        memory.add(Message("user", "不是香菜，是葱"))
+        pending = memory.facts(status="pending")
+        assert [(f.key, f.value, f.polarity) for f in pending] == [("diet", "葱", -1)]
+
+
+def test_a_corrected_message_leaves_the_recent_window(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "我用安卓手机"))
+        memory.add(Message("user", "刚才说错了，应该是Mac"))
+        assert "安卓" not in memory.build_context("手机")
+
+
+def test_verify_checks_the_owner_and_the_type(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        reply = memory.add(Message("assistant", "bob 的回答", "bob")).record_id
+        assert memory.verify(reply, user_id="alice") is False
+        assert memory.explain("回答", "bob")[0].reasons == ("unverified_model_output",)
+        with pytest.raises(TypeError):
+            memory.verify(True)
+        assert memory.verify(reply, user_id="bob") is True
+
+
+@pytest.mark.parametrize(
+    "call, error",
+    [
+        (lambda m: m.set_task_progress("default", "never-started", 0.5), UnknownTaskError),
+        (lambda m: m.set_task_progress("default", "t", True), ValueError),
+        (lambda m: m.start_task("default", "t2", ttl=__import__("datetime").timedelta(hours=-1)), ValueError),
+        (lambda m: m.explain("q", domain="bogus"), ValueError),
+        (lambda m: m.add(Message("user", "bad \ud800 text")), ValueError),
+    ],
+)
+def test_more_bad_input_is_refused(clock, call, error):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.start_task("default", "t")
+        with pytest.raises(error):
+            call(memory)
+
+
+def test_a_refused_write_does_not_start_a_session(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        with pytest.raises(ValueError):
+            memory.add(Message("user", "x marks", session_id="s1", metadata={"n": float("nan")}))
+        assert memory.session("default", "s1") is None
