@@ -92,3 +92,41 @@ def test_a_refused_write_does_not_start_a_session(clock):
         with pytest.raises(ValueError):
             memory.add(Message("user", "x marks", session_id="s1", metadata={"n": float("nan")}))
         assert memory.session("default", "s1") is None
+
+
+def test_facts_repeat_flip_and_replace_as_a_user_would_expect(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "我叫张三"))
+        memory.confirm_fact("default", "name")
+        memory.add(Message("user", "我叫张三"))  # said again: still confirmed
+        assert "persona:name = 张三" in memory.build_context("名字")
+        memory.add(Message("user", "我叫李四"))  # pending: the confirmed name stays until confirmed
+        assert "persona:name = 张三" in memory.build_context("名字")
+        memory.confirm_fact("default", "name")
+        assert [(f.value, f.status) for f in memory.facts(status="confirmed")] == [("李四", "confirmed")]
+        memory.add(Message("user", "我喜欢猫"))
+        memory.confirm_fact("default", "likes")
+        memory.add(Message("user", "我不喜欢猫"))  # the polarity flipped: pending again, and never shown as a like
+        assert "persona:likes" not in memory.build_context("猫")
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [("不是，是这样的", None), ("不是很懂，是什么意思？", None), ("纠正一下我的发音", None), ("I meant to ask about pricing", None),
+     ("不对，应该是周五", "correction"), ("应该是周五，不是周三", "correction"), ("我记错了，是周五", "correction"),
+     ("Wait, I meant Friday", "correction"), ("我叫个车", None), ("我用了三天时间", None), ("我喜欢你", None), ("我是新用户", None),
+     ("记住：我不吃香菜", "fact"), ("以后别给我推荐咖啡", "fact"), ("我对花生过敏", "fact"), ("I'm allergic to peanuts", "fact")],
+)
+def test_realistic_chat_is_read_as_a_user_means_it(clock, text, kind):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        result = memory.add(Message("user", text))
+        found = "correction" if "correction" in result.reasons else "fact" if result.fact else None
+        assert found == kind
+
+
+@pytest.mark.parametrize("text", ["for dinner: I want sushi", "return it to me by Friday", "评分 4.5 分，明天 3.15 见 ^_^"])
+def test_prose_with_code_like_bits_is_still_memory(clock, text):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", text))
+        assert memory.explain(text)[0].admitted  # embedded, and no identifier turned exact matching on
+

@@ -24,15 +24,20 @@ class Correction:
 
 
 _SEP = r"\s*[，,、;；]?\s*"
+_VALUE = r"[^，,。？?！!]+?"  # a value is a clause: no clause punctuation inside
 _RULES = [
-    re.compile(r"^(?:我)?(?:刚才|之前|上面|前面)?(?:说|写|打)错了" + _SEP + r"(?:应该是|是|改成)(?P<new>.+)$"),
-    re.compile(r"^不是(?P<wrong>.+?)" + _SEP + r"(?:而)?是(?P<new>.+)$"),
-    re.compile(r"^(?:更正|纠正|改正)[:：]?\s*(?P<new>.+)$"),
-    re.compile(r"^(?:actually|sorry|oops)?,?\s*i\s+meant\s+(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>.+))?$", re.I),
-    re.compile(r"^(?:correction|to\s+correct\s+myself)[:,]?\s*(?P<new>.+)$", re.I),
+    re.compile(r"^(?:我)?(?:刚才|之前|上面|前面)?(?:说|写|打|记|搞)错了" + _SEP + r"(?:应该是|是|改成)(?P<new>.+)$"),
+    re.compile(r"^不对" + _SEP + r"(?:应该是|是)(?P<new>.+)$"),
+    re.compile(r"^不是(?P<wrong>" + _VALUE + r")" + _SEP + r"(?:而)?是(?P<new>.+)$"),
+    re.compile(r"^应该是(?P<new>" + _VALUE + r")" + _SEP + r"不是(?P<wrong>.+)$"),
+    re.compile(r"^(?:更正|纠正)[:：]\s*(?P<new>.+)$"),
+    re.compile(r"^(?:actually|sorry|oops|wait)?,?\s*i\s+mean(?:t)?\s+(?!to\b)(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>.+))?$", re.I),
+    re.compile(r"^actually,?\s+(?:it'?s|it\s+is)\s+(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>.+))?$", re.I),
+    re.compile(r"^(?:correction|to\s+correct\s+myself)[:,]\s*(?P<new>.+)$", re.I),
     re.compile(r"^(?:no|sorry),?\s+(?:it'?s|it\s+is)\s+(?P<new>.+?),?\s+not\s+(?P<wrong>.+)$", re.I),
 ]
 _TRAILING = "。.!！ ，,"
+_QUESTION = re.compile(r"[?？]|[吗呢]$|什么|怎么|为什么")
 
 
 def detect_correction(text: str) -> Correction | None:
@@ -42,8 +47,12 @@ def detect_correction(text: str) -> Correction | None:
     Correction(new_value='Friday', wrong_value='Wednesday')
     >>> detect_correction("不是我说的") is None
     True
+    >>> detect_correction("不是很懂，是什么意思？") is None
+    True
     """
     sentence = text.strip().rstrip(_TRAILING)
+    if _QUESTION.search(sentence):
+        return None  # "不是很懂，是什么意思？" asks; it does not correct
     for pattern in _RULES:
         match = pattern.match(sentence)
         if match:

@@ -190,24 +190,42 @@ class Ledger:
 
     # -- persona facts ---------------------------------------------------------------------------
     def put_fact(self, scope: str, declaration: Declaration, record_id: int | None, now: str) -> Fact:
-        """Store a declaration as a *pending* fact (a newer value of a single-valued key replaces older ones)."""
+        """Store a declaration as a *pending* fact.
+
+        Saying the same thing again keeps a confirmed fact confirmed; flipping its polarity
+        ("我喜欢猫" → "我不喜欢猫") or reviving a superseded value makes it pending again.
+        """
         with self._lock, self._db:
-            if declaration.key in SINGLE_VALUED_KEYS:
-                self._db.execute("UPDATE facts SET status = 'superseded' WHERE scope = ? AND key = ? AND value != ?",
-                                 (scope, declaration.key, declaration.value))
             self._db.execute(
-                "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?, 'pending', ?, ?)",
+                "INSERT INTO facts VALUES (?, ?, ?, ?, 'pending', ?, ?) "
+                "ON CONFLICT (scope, key, value) DO UPDATE SET record_id = excluded.record_id, "
+                "status = CASE WHEN status = 'superseded' OR polarity != excluded.polarity THEN 'pending' ELSE status END, "
+                "polarity = excluded.polarity",
                 (scope, declaration.key, declaration.value, declaration.polarity, record_id, now))
-        return Fact(declaration.key, declaration.value, declaration.polarity, "pending", record_id, now)
+            row = self._db.execute("SELECT key, value, polarity, status, record_id, created_at FROM facts "
+                                   "WHERE scope = ? AND key = ? AND value = ?",
+                                   (scope, declaration.key, declaration.value)).fetchone()
+        return Fact(*row)
 
     def confirm_fact(self, scope: str, key: str, value: str | None = None) -> int:
-        """Confirm the scope's pending facts under ``key`` (or just ``value``); return how many."""
-        sql = "UPDATE facts SET status = 'confirmed' WHERE scope = ? AND key = ? AND status = 'pending'"
+        """Confirm the scope's pending facts under ``key`` (or just ``value``); return how many.
+
+        For a single-valued key (one device, one name) only the newest pending value is confirmed,
+        and it supersedes every other value of that key.
+        """
+        sql = "SELECT value FROM facts WHERE scope = ? AND key = ? AND status = 'pending'"
         args: list[object] = [scope, key]
         if value is not None:
             sql, args = sql + " AND value = ?", args + [value]
         with self._lock, self._db:
-            return self._db.execute(sql, args).rowcount
+            values = [row[0] for row in self._db.execute(sql + " ORDER BY created_at, rowid", args)]
+            if key in SINGLE_VALUED_KEYS and values:
+                values = values[-1:]
+                self._db.execute("UPDATE facts SET status = 'superseded' WHERE scope = ? AND key = ? AND value != ?",
+                                 (scope, key, values[0]))
+            self._db.executemany("UPDATE facts SET status = 'confirmed' WHERE scope = ? AND key = ? AND value = ?",
+                                 [(scope, key, v) for v in values])
+        return len(values)
 
     def supersede_facts_of(self, record_id: int) -> list[Fact]:
         """Mark the facts a (now corrected) record declared as superseded; return them."""

@@ -33,8 +33,13 @@ _FILLER = {
     "k", "kk", "yes", "yep", "yeah", "sure", "thanks", "thank you", "thx", "ty", "got it", "cool", "nice", "lol", "👍",
 }
 _PUNCT = "。，、！？!?.,~～…:：;； \t\r\n"
-_NATURAL = re.compile(r"[A-Za-z\u4e00-\u9fff]")
-_CODE_LINE = re.compile(r"^\s*(?:def |class |import |from \S+ import|return\b|for .+:|if .+:|#include|//|\$ )|[;{}]\s*$|\w+\(.*\)\s*$|=>|==")
+# A line that is code beyond doubt: a statement keyword with code syntax, a call, an assignment,
+# or a line ending in ; { } — prose like "return it by Friday" or "for dinner: sushi" is not.
+_CODE_LINE = re.compile(
+    r"^\s*(?:def \w+\(|class \w+[:(]|import [\w.]+(?: as \w+)?\s*$|from [\w.]+ import |return\b.*[;)\]]\s*$|\s+return\b"
+    r"|#include\s*<|\$ \w)"
+    r"|[;{}]\s*$|^\s*[\w.]+\(.*\)\s*$|^\s*[\w.\[\]]+\s*(?:=|\+=|-=|==|=>)\s*\S"
+)
 
 
 def default_source(role: str) -> str:
@@ -51,19 +56,26 @@ def is_trusted(source: str) -> bool:
     return source != "llm_response"
 
 
+def _has_letters(text: str) -> bool:
+    """Any letter of any script (Latin, CJK, Cyrillic, ...): numbers and symbols alone are not."""
+    return any(char.isalpha() for char in text)
+
+
 def not_embedded_reason(text: str) -> str | None:
     """Why ``text`` should stay out of the long-term store, or None if it may be embedded.
 
     >>> [not_embedded_reason(t) for t in ["好的！", "```x = 1```", "-> ==> ***", "如何治理记忆污染？"]]
     ['filler', 'code_only', 'symbols_only', None]
+    >>> [not_embedded_reason(t) for t in ["x = compute(a);", "for dinner: I want sushi", "Я вегетарианец"]]
+    ['code_only', None, None]
     """
     stripped = text.strip().strip(_PUNCT).strip().lower()
     if stripped in _FILLER:
         return "filler"
-    if not _NATURAL.search(text):
+    if not _has_letters(text):
         return "symbols_only"
     prose = re.sub(r"```.*?```", " ", text, flags=re.S).strip()
-    if not prose or not _NATURAL.search(prose):
+    if not prose or not _has_letters(prose):
         return "code_only"
     lines = [line for line in prose.splitlines() if line.strip()]
     if not re.search(r"[\u4e00-\u9fff]", prose) and lines and all(_CODE_LINE.search(line) for line in lines):

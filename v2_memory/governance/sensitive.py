@@ -6,7 +6,7 @@ Detectors (each validates, not just pattern-matches, where the data has a checks
     mobile      mainland mobile number: 1[3-9] + 9 digits
     email       name@domain.tld
     bank_card   13–19 digits that pass the Luhn check
-    api_key     provider-style keys (sk-…, AKIA…, ghp_…, xox…-…), bearer tokens, key=value secrets
+    secret      API keys and tokens (sk-…, AKIA…, ghp_…, xox…-…, Bearer …), "password: …", "密码：…"
 
 The raw value never leaves this module in a finding: a finding carries the kind, its position and
 a masked form (``138****8000``), so logs and write results can say what was found safely.
@@ -61,7 +61,10 @@ class SensitiveFinding:
         return {"kind": self.kind, "masked": self.masked}
 
 
-def _mask(value: str) -> str:
+def _mask(kind: str, value: str) -> str:
+    """Enough to recognise a value, never enough to use it; secrets show nothing of themselves."""
+    if kind == "secret":
+        return f"[{len(value)} characters]"
     keep = 3 if len(value) > 8 else 1
     return value[:keep] + "*" * max(len(value) - 2 * keep, 3) + value[-keep:]
 
@@ -69,15 +72,19 @@ def _mask(value: str) -> str:
 # (kind, pattern, validator) — checked in this order; a span claimed by one kind is not reused.
 _DIGIT_EDGE_L, _DIGIT_EDGE_R = r"(?<![0-9A-Za-z])", r"(?![0-9A-Za-z])"
 _DETECTORS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
-    ("api_key", re.compile(
-        r"\b(?:sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
-        r"|Bearer\s+[A-Za-z0-9._~+/-]{16,}=*)"
-        r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|token)\s*[:=]\s*['\"]?[^\s'\"，。]{8,})"
+    ("secret", re.compile(
+        r"\b(?:sk-[A-Za-z0-9_-]{16,200}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,200}|xox[abpr]-[A-Za-z0-9-]{10,200}"
+        r"|Bearer\s+[A-Za-z0-9._~+/-]{16,500}=*)"
+        r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd|token)(?:\s+is\s+|\s*[:=]\s*)['\"]?[^\s'\"，。]{8,200})"
+        r"|(?:密码|口令|密钥|令牌)\s*(?:是|为|[:：])\s*[^\s，。]{6,200}"
     ), lambda value: True),
-    ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"), lambda value: True),
+    # Bounded parts keep a long paste linear: local part <= 64, each label <= 63 (as in the RFCs).
+    ("email", re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}"),
+     lambda value: True),
     ("cn_id", re.compile(_DIGIT_EDGE_L + r"\d{17}[\dXx]" + _DIGIT_EDGE_R), cn_id_valid),
     ("bank_card", re.compile(_DIGIT_EDGE_L + r"\d{13,19}" + _DIGIT_EDGE_R), luhn_valid),
-    ("mobile", re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d{9}(?!\d)"), lambda value: True),
+    # 13800138000, 138 0013 8000, 138-0013-8000, +86 138 0013 8000
+    ("mobile", re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4}(?!\d)"), lambda value: True),
 ]
 
 
@@ -95,7 +102,7 @@ def find_sensitive(text: str) -> list[SensitiveFinding]:
             if any(span[0] < end and start < span[1] for start, end in taken) or not valid(match.group()):
                 continue
             taken.append(span)
-            findings.append(SensitiveFinding(kind, span[0], span[1], _mask(match.group())))
+            findings.append(SensitiveFinding(kind, span[0], span[1], _mask(kind, match.group())))
     return sorted(findings, key=lambda finding: finding.start)
 
 
