@@ -101,3 +101,15 @@ def test_in_memory_or_off(clock):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert AuditLog(None).writes() == []
+
+
+def test_forget_scrubs_the_record_from_the_logs(tmp_path, clock):
+    with MemoryManager(store_path=tmp_path / "memory_store.json", clock=clock) as memory:
+        secret = memory.add(Message("user", "我的病历 糖尿病")).record_id
+        memory.add(Message("user", "今天天气"))
+        memory.build_context("病历")
+        memory.build_context("天气")
+        assert memory.forget("default", secret)
+    for path in tmp_path.glob("*.jsonl"):
+        assert "糖尿病".encode("utf-8") not in path.read_bytes(), path
+    assert "今天天气".encode("utf-8") in (tmp_path / "memory_store.writes.jsonl").read_bytes()  # others stay

@@ -344,3 +344,14 @@ def test_continue_queries_lead_with_task_state(memory):
     memory.add(Message("user", "论文大纲 第三章 实验", task_id="paper", domain="task"))
     assert memory.build_context("继续下一步", task_id="paper").splitlines()[0] == "task:paper = active, 50% done"
     assert not memory.build_context("论文大纲", task_id="paper").startswith("task:")  # not a continuation
+
+
+def test_usage_counts_only_what_a_context_showed(memory):
+    """A memory already in the recent window is not "returned" by build_context; a candidate
+    rejected for another session says nothing about use."""
+    shown = memory.add(Message("user", "记忆污染 阈值")).record_id
+    other = memory.add(Message("user", "记忆污染 阈值 会话", session_id="s1", domain="session")).record_id
+    for _ in range(3):
+        memory.build_context("记忆污染 阈值", session_id="s2")
+    assert admission(memory, "记忆污染 阈值", shown).weight == 1.0  # in the window all along
+    assert admission(memory, "记忆污染 阈值", other, session_id="s1").weight == 1.0  # rejected as other_session

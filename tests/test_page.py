@@ -223,7 +223,7 @@ def role_of(row: Node) -> str:
 
 
 def test_governed_table_shows_every_candidate_with_its_reasons(browser, demo_dir):
-    """Effective = similarity × weight: 0.354 × 0.902 = 0.319 and 0.277 × 0.950 = 0.263 pass 0.22.
+    """Effective = similarity × weight: 0.354 × 1.000 = 0.354 and 0.277 × 1.000 = 0.277 pass 0.22.
 
     The four assistant echoes score 0.204 like in the blind list, but weigh 0.01 (unverified model
     output), so 0.204 × 0.010 = 0.002: rejected, with reasons, never silently dropped.
@@ -241,7 +241,7 @@ def test_governed_table_shows_every_candidate_with_its_reasons(browser, demo_dir
     echoes = [row for row in rows if "unverified_model_output" in row.attrs["data-reasons"].split()]
     assert [row.attrs["data-record-id"] for row in echoes] == ECHO_IDS
     assert {role_of(row) for row in echoes} == {"assistant"}
-    assert [n.text for n in rows[0].by_class("num")] == ["0.354", "× 0.902", "= 0.319"]
+    assert [n.text for n in rows[0].by_class("num")] == ["0.354", "× 1.000", "= 0.354"]
     assert [n.text for n in echoes[0].by_class("num")] == ["0.204", "× 0.010", "= 0.002"]
     assert [b.attrs["data-reason"] for b in echoes[0].by_class("reason")] == ["unverified_model_output", "below_threshold"]
     count = dom.by_id("governed-count")

@@ -14,7 +14,8 @@ route, every candidate's numbers and verdict, and the context that was built:
 Each event is appended with a single write (a crash can only cut the last line short, and reading
 skips such a line with a warning); a damaged line anywhere else raises ``StoreCorruptError``.
 Files rotate by size (``.1``, ``.2``, ... hold older events). ``erase`` rewrites every file
-without the user's events and records that an erasure happened — by a hash, never the content.
+without the user's events and the manager records that an erasure happened — a fingerprint of the
+id and the counts, never the content; ``forget`` does the same for one record's events.
 With ``folder=None`` the events stay in memory (the health report still works).
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from .errors import StoreCorruptError, StorePathError
 from .files import append_whole, atomic_write_bytes, open_private_append
@@ -62,7 +63,9 @@ class AuditEvent:
 
 
 def user_hash(user_id: str, tenant_id: str | None = None) -> str:
-    """A stable fingerprint of a user: proves an erasure happened without keeping who it was."""
+    """A fingerprint of a user id, so an operator can check "was this user erased?" by hashing the
+    id again. It keeps no content; but a guessable id (an e-mail, "user-42") can be found by trying
+    candidates, so treat the fingerprint as pseudonymous, not anonymous."""
     return hashlib.sha256(json.dumps([tenant_id, user_id]).encode("utf-8")).hexdigest()[:16]
 
 
@@ -163,20 +166,32 @@ class AuditLog:
 
     def erase(self, user_id: str, tenant_id: str | None = None) -> tuple[int, list[Path]]:
         """Remove the user's events from every log; return how many, and which files were rewritten."""
-        def mine(event: AuditEvent) -> bool:
-            return event.user_id == user_id and event.tenant_id == tenant_id
+        return self.remove(lambda event: event.user_id == user_id and event.tenant_id == tenant_id)
 
+    def forget(self, record_id: int, content: str) -> tuple[int, list[Path]]:
+        """Remove the events that hold one forgotten record's text: its write, and every read that
+        had it as a candidate or showed it in a context (the recent window included)."""
+        text = _safe(content) or content
+
+        def mentions(event: AuditEvent) -> bool:
+            if event.kind == "read":
+                return (any(c.get("record_id") == record_id for c in event.data.get("candidates", []))
+                        or text in (event.data.get("context") or ""))
+            return event.data.get("record_id") == record_id
+        return self.remove(mentions)
+
+    def remove(self, doomed: Callable[[AuditEvent], bool]) -> tuple[int, list[Path]]:
+        """Rewrite every log without the events ``doomed`` picks (atomically, file by file)."""
         removed, rewritten = 0, []
         with self._lock:
-            if not self._logs:
-                for name, events in self._memory.items():
-                    kept = [e for e in events if not mine(e)]
-                    removed += len(events) - len(kept)
-                    self._memory[name] = kept
+            for name, events in self._memory.items():
+                kept = [e for e in events if not doomed(e)]
+                removed += len(events) - len(kept)
+                self._memory[name] = kept
             for log in self._logs.values():
                 for path in log.files():
                     events = list(_read_file(path))
-                    kept = [e for e in events if not mine(e)]
+                    kept = [e for e in events if not doomed(e)]
                     if len(kept) != len(events):
                         atomic_write_bytes(path, b"".join(_encode(e) for e in kept))
                         removed += len(events) - len(kept)

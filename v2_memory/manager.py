@@ -214,7 +214,6 @@ class MemoryManager:
         check_top_k(top_k)
         with self._lock:
             explanation = self.explain(query, user_id, top_k + self.window.size, **read_scope)
-            self.governor.record_usage(explanation)
             scope = (read_scope.get("tenant_id"), user_id)
             # The router sends "继续/next" to task state first: the task's progress leads the context.
             parts = self.governor.task_lines(scope, read_scope.get("task_id")) if explanation.route.kind == "task" else []
@@ -227,6 +226,7 @@ class MemoryManager:
             parts.extend(f"recent: {message.role}: {message.content}" for _, message in entries)
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
+            self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
             # similarity × weight: the threshold was applied to their product, the effective score.
             parts.extend(f"memory({a.similarity:.3f}×{a.weight:.2f}): {a.record['role']}: {a.record['content']}"
                          for a in fresh)
@@ -278,10 +278,12 @@ class MemoryManager:
             record = self.store.get(record_id)
             if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
                 return False
+            self.store.delete(record_id)  # the file first: if it fails, nothing else has changed
             self._rebuild_summary(scope, {record_id})
-            self.store.delete(record_id)
             self.ledger.forget(record_id)
             self.window.remove(scope, record_id)
+            if self.audit is not None:
+                self.audit.forget(record_id, record["content"])
             return True
 
     def _rebuild_summary(self, scope: tuple[str | None, str], without: set[int]) -> None:

@@ -31,6 +31,8 @@ __all__ = ["GovernancePolicy", "Governor", "Scope"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 
+_SCORE_REASONS = {"below_threshold", "decayed", "beyond_top_k"}
+
 
 def default_state(record: dict[str, Any], rates: DecayRates) -> MemoryState:
     """Governance state for a record the ledger has no row for (written without governance, or
@@ -197,11 +199,16 @@ class Governor:
         info = self.state.task(scope, task_id)
         return (info.status(self.clock()), info.completion) if info is not None else ("unknown", 0.0)
 
-    def record_usage(self, explanation: Explanation) -> None:
-        """Usage decay: what a retrieval returned gets ×0.95; repeated misses cost ×0.8."""
-        if self.policy.enabled:
-            self.ledger.record_usage([a.record_id for a in explanation.admitted],
-                                     [a.record_id for a in explanation.rejected], self.policy.rates)
+    def record_usage(self, explanation: Explanation, returned: list[int] | None = None) -> None:
+        """Usage decay after a retrieval: the memories it ``returned`` (default: all admitted) get
+        ×0.95; a candidate that lost on score (below threshold, decayed, beyond top-k) counts a miss,
+        and 3 misses in a row cost ×0.8. Rejections for other reasons (another session, unverified,
+        ...) say nothing about the memory's use and count neither way."""
+        if not self.policy.enabled:
+            return
+        hits = [a.record_id for a in explanation.admitted] if returned is None else returned
+        missed = [a.record_id for a in explanation.rejected if set(a.reasons) <= _SCORE_REASONS]
+        self.ledger.record_usage(hits, missed, self.policy.rates)
 
     def fact_lines(self, scope: Scope) -> list[str]:
         """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""
