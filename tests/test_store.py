@@ -10,6 +10,8 @@ import pytest
 from v2_memory import (
     JsonVectorStore,
     StoreCorruptError,
+    StoreError,
+    StoreLockedError,
     StorePathError,
     TornRecordWarning,
     UnsupportedFormatError,
@@ -170,7 +172,8 @@ def test_erase_rewrites_the_file_without_a_byte_of_the_user(tmp_path):
         store.erase_user("guest")
     assert "secret-42".encode() not in path.read_bytes()
     assert "身份证".encode("utf-8") not in path.read_bytes()
-    assert [p.name for p in tmp_path.iterdir()] == ["s.json"]  # no temp file left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".s.json.lock", "s.json"]  # no temp file left behind
+    assert (tmp_path / ".s.json.lock").read_bytes() == b""  # the writer's lock holds no data
     with JsonVectorStore(path) as store:
         assert store.add("alice", "user", "x")["record_id"] == 3  # next_id survived the rewrite
 
@@ -265,3 +268,28 @@ def test_a_failed_rewrite_erases_nothing(tmp_path, monkeypatch):
         with pytest.raises(OSError):
             store.delete(1)
         assert store.get(1) is not None
+
+
+def test_one_writer_per_store_file(tmp_path):
+    path = tmp_path / "s.json"
+    with JsonVectorStore(path) as writer:
+        writer.add("u", "user", "hello")
+        with pytest.raises(StoreLockedError, match="another writer"):
+            JsonVectorStore(path)
+        with JsonVectorStore(path, read_only=True) as reader:  # inspection needs no lock
+            assert [r["content"] for r in reader.records("u")] == ["hello"]
+            with pytest.raises(StoreError, match="read-only"):
+                reader.add("u", "user", "no")
+    with JsonVectorStore(path) as next_writer:  # the lock went with the first writer
+        assert next_writer.add("u", "user", "again")["record_id"] == 2
+
+
+def test_read_only_leaves_a_torn_file_as_it_is(tmp_path):
+    path = tmp_path / "s.json"
+    data = _write(path, HEADER, REC % (1, 1), tail=b'{"record_id":2')
+    with pytest.warns(TornRecordWarning):
+        with JsonVectorStore(path, read_only=True) as reader:
+            assert len(reader) == 1
+    assert path.read_bytes() == data
+    with pytest.raises(StorePathError, match="no store file"):
+        JsonVectorStore(tmp_path / "missing.json", read_only=True)

@@ -3,7 +3,14 @@
 The article's three tracks — recent window, summary, long-term store — per user, with a
 relevance threshold, real erasure, and an exact inverted index. Standard library only.
 """
-from .errors import StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError, V2MemoryError
+from .errors import (
+    StoreCorruptError,
+    StoreError,
+    StoreLockedError,
+    StorePathError,
+    UnsupportedFormatError,
+    V2MemoryError,
+)
 from .governance.admission import Admission, Explanation
 from .governance.governor import GovernancePolicy
 from .governance.decay import DecayRates
@@ -40,6 +47,7 @@ __all__ = [
     "StoreError",
     "StorePathError",
     "StoreCorruptError",
+    "StoreLockedError",
     "UnsupportedFormatError",
     "TornRecordWarning",
 ]

@@ -44,3 +44,7 @@ class UnsupportedFormatError(StoreError):
     def __init__(self, message: str, *, path: Path | str, version: object = None) -> None:
         self.version = version
         super().__init__(message, path=path)
+
+
+class StoreLockedError(StoreError):
+    """Another process (or another store object) is writing this store file."""

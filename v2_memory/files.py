@@ -11,7 +11,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "append_whole", "open_private_append", "fsync_directory"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "append_whole", "open_private_append", "lock_exclusively",
+           "fsync_directory"]
 
 
 def atomic_write_bytes(path: Path | str, data: bytes, *, fsync: bool = True) -> None:
@@ -78,3 +79,28 @@ def open_private_append(path: Path | str) -> BinaryIO:
     """
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o600)
     return os.fdopen(fd, "ab", buffering=0)
+
+
+def lock_exclusively(lock_path: Path) -> BinaryIO:
+    """Hold an exclusive, non-blocking lock on ``lock_path``; close the returned handle to release it.
+
+    The operating system drops the lock when the process dies, so a crash never leaves a stale lock.
+    Raises ``StoreLockedError`` when another writer holds it.
+    """
+    from .errors import StoreLockedError
+
+    handle = open_private_append(lock_path)
+    try:
+        if os.name == "nt":
+            import msvcrt
+
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        handle.close()
+        raise StoreLockedError("another writer has this store open (one writer per store file)",
+                               path=lock_path) from exc
+    return handle

@@ -56,13 +56,15 @@ class JsonVectorStore:
     """Per-user lexical-cosine store persisted as an append-only JSON Lines log.
 
     ``path=None`` keeps everything in memory. ``fsync=True`` makes every acknowledged add
-    survive a power loss, at the cost of one disk flush per add (or per batch).
+    survive a power loss, at the cost of one disk flush per add (or per batch). ``read_only=True``
+    opens an existing file for inspection: no lock, nothing written (adds and erasures raise).
 
     An optional ``tenant_id`` widens the boundary: the same user id under two tenants is two
     people, each with their own partition.
     """
 
-    def __init__(self, path: Path | str | None = "memory_store.json", *, fsync: bool = False) -> None:
+    def __init__(self, path: Path | str | None = "memory_store.json", *, fsync: bool = False,
+                 read_only: bool = False) -> None:
         self._lock = threading.RLock()
         # (tenant_id, user_id) -> _Partition ; record_id -> record
         self._partitions: dict[Scope, _Partition] = {}
@@ -70,7 +72,7 @@ class JsonVectorStore:
         self._next_id = 1
         self._pending: list[dict[str, Any]] | None = None  # records of an open batch
         self._pending_lines: list[bytes] = []  # their encoded lines, written when the batch ends
-        self._log = RecordLog(path, fsync=fsync) if path is not None else None
+        self._log = RecordLog(path, fsync=fsync, read_only=read_only) if path is not None else None
         self.dropped_bytes = 0  # size of a torn last record dropped while loading
         if self._log is not None:
             loaded = self._log.load()

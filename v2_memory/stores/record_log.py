@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import StoreCorruptError, StorePathError, UnsupportedFormatError
-from ..files import append_whole, atomic_write_bytes, open_private_append
+from ..errors import StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError
+from ..files import append_whole, atomic_write_bytes, lock_exclusively, open_private_append
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TornRecordWarning", "LoadedLog", "RecordLog", "encode_record"]
 
@@ -61,18 +61,30 @@ def _header(next_id: int) -> bytes:
 
 
 class RecordLog:
-    """Reads, appends to and atomically rewrites one store file."""
+    """Reads, appends to and atomically rewrites one store file.
 
-    def __init__(self, path: Path | str, *, fsync: bool = False) -> None:
+    One process writes a store at a time: a writer holds an exclusive lock on a sibling
+    ``.<name>.lock`` file (released by the operating system even if the process is killed).
+    ``read_only=True`` (for inspection tools) takes no lock, creates and trims nothing.
+    """
+
+    def __init__(self, path: Path | str, *, fsync: bool = False, read_only: bool = False) -> None:
         self.path = Path(path)
         self.fsync = fsync
+        self.read_only = read_only
         self._handle: Any = None  # the open append handle, after load()
+        self._lock_file: Any = None
         if self.path.is_dir():
             raise StorePathError("store path is a directory, expected a file", path=self.path)
+        if read_only and not self.path.exists():
+            raise StorePathError("no store file here", path=self.path)
 
     # -- loading -----------------------------------------------------------------------------
     def load(self) -> LoadedLog:
         """Read the file (creating it if missing), drop a torn tail, and open it for appends."""
+        if self.read_only:
+            return self._load_read_only()
+        self._lock_file = lock_exclusively(self.path.with_name(f".{self.path.name}.lock"))
         self._remove_stale_temp_files()
         if not self.path.exists() or self.path.stat().st_size == 0:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,6 +96,14 @@ class RecordLog:
             self._drop_torn_tail(len(complete) + 1, len(torn))
         self._open()
         return loaded
+
+    def _load_read_only(self) -> LoadedLog:
+        data = self.path.read_bytes()
+        complete, _, torn = data.rpartition(b"\n")
+        if torn:
+            warnings.warn(f"{self.path}: skipped an incomplete last record ({len(torn)} bytes); the file is left as it is",
+                          TornRecordWarning, stacklevel=3)
+        return self._parse(complete.split(b"\n") if complete else [], len(torn))
 
     def _remove_stale_temp_files(self) -> None:
         # A crash during rewrite() can leave its temp file behind. It may hold text that was
@@ -172,14 +192,20 @@ class RecordLog:
         data = b"".join(lines)
         if not data:
             return
-        if self._handle is None:
-            raise ValueError(f"{self.path}: store is closed")
+        self._require_writable()
         append_whole(self._handle, data, fsync=self.fsync)
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise StoreError("store was opened read-only", path=self.path)
+        if self._handle is None:
+            raise StoreError("store is closed", path=self.path)
 
     def rewrite(self, records: Iterable[dict[str, Any]], next_id: int) -> None:
         """Replace the whole file with ``records`` atomically (erasure and compaction)."""
+        self._require_writable()
         data = _header(next_id) + b"".join(encode_record(record) for record in records)
-        self.close()
+        self._handle.close()
         try:
             atomic_write_bytes(self.path, data, fsync=True)
         finally:
@@ -189,3 +215,6 @@ class RecordLog:
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+        if self._lock_file is not None:
+            self._lock_file.close()  # closing releases the lock
+            self._lock_file = None
