@@ -22,6 +22,7 @@ from .governance.admission import Explanation
 from .governance.governor import GovernancePolicy, Governor
 from .governance.ledger import Fact, Ledger, scope_key
 from .governance.sensitive import find_sensitive, redact
+from .health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo
 from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
 from .stores import JsonVectorStore, VectorStore
@@ -293,6 +294,16 @@ class MemoryManager:
             return
         kept = [(rid, self.store.get(rid)) for rid in covered if rid not in without and rid is not None]
         self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
+
+    # -- health ------------------------------------------------------------------------------
+    def health(self) -> HealthReport:
+        """The memory health dashboard (pollution rate, decay efficiency, leakage, ...) right now."""
+        with self._lock:
+            records = self.store.all_records()
+            writes = self.audit.writes() if self.audit is not None else []
+            reads = self.audit.reads() if self.audit is not None else []
+            return health_report(records, self.ledger.states(r["record_id"] for r in records), writes, reads,
+                                 rates=self.policy.rates, now=self._now())
 
     # -- audit -------------------------------------------------------------------------------
     def _log(self, kind: str, user_id: str | None, tenant_id: str | None, session_id: str | None = None,

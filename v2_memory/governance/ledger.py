@@ -87,9 +87,12 @@ class Fact:
 class Ledger:
     """SQLite-backed governance state. ``path=None`` keeps it in memory."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
         self.path = Path(path) if path is not None else None
         self._lock = threading.RLock()
+        if read_only:
+            self._db = self._connect_read_only()
+            return
         if self.path is not None and not self.path.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
             open_private_append(self.path).close()  # 0600, like every memory file; SQLite fills it in
@@ -100,6 +103,23 @@ class Ledger:
             self._check_version()
         except sqlite3.DatabaseError as exc:
             raise StoreCorruptError(f"not a readable governance ledger ({exc})", path=self.path or ":memory:") from exc
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """For inspection tools: an existing ledger, opened so that nothing can be written."""
+        if self.path is None or not self.path.exists():
+            return self._empty()  # a store written without governance has no ledger: nothing to report
+        try:
+            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+            db.execute("SELECT count(*) FROM memories").fetchone()
+            return db
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(f"not a readable governance ledger ({exc})", path=self.path) from exc
+
+    @staticmethod
+    def _empty() -> sqlite3.Connection:
+        db = sqlite3.connect(":memory:", check_same_thread=False)
+        db.executescript(_SCHEMA)
+        return db
 
     def _check_version(self) -> None:
         row = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()

@@ -47,6 +47,9 @@ class VectorStore(Protocol):
     def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
         """Copies of that user's records in insertion order."""
 
+    def all_records(self) -> list[dict[str, Any]]:
+        """Every record, for maintenance and health reports (never for a prompt)."""
+
     def users(self, *, tenant_id: str | None = None) -> list[str]:
         """User ids (under ``tenant_id``) that have records."""
 

@@ -180,6 +180,12 @@ class JsonVectorStore:
             partition = self._partitions.get(scope)
             return [dict(record) for record in partition.records] if partition else []
 
+    def all_records(self) -> list[dict[str, Any]]:
+        """Copies of every record of every user, by id — for maintenance and health reports, never
+        for a prompt (reads for prompts go through ``search``, which names a user)."""
+        with self._lock:
+            return [dict(self._by_id[rid]) for rid in sorted(self._by_id)]
+
     def users(self, *, tenant_id: str | None = None) -> list[str]:
         """User ids with records (under ``tenant_id``; None means records without a tenant)."""
         with self._lock:
