@@ -6,9 +6,12 @@ one ``error: ...`` line on stderr and a non-zero exit code.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Sequence
 
 from . import main as demo
+from .commands import COMMANDS
+from .errors import V2MemoryError
 from .evaluation import bench
 
 __all__ = ["main", "build_parser"]
@@ -27,9 +30,18 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser = commands.add_parser("bench", help=bench.DESCRIPTION, description=bench.DESCRIPTION, epilog=bench.EPILOG)
     bench.add_arguments(bench_parser)
     bench_parser.set_defaults(run=bench.run_from_args)
+    for name, (summary, example, add_arguments, run) in COMMANDS.items():
+        command = commands.add_parser(name, help=summary, description=summary, epilog=f"example: {example}")
+        add_arguments(command)
+        command.set_defaults(run=run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; library errors become one ``error: ...`` line on stderr and exit code 1."""
     args = build_parser().parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except (V2MemoryError, OSError, ValueError, TypeError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1

@@ -24,6 +24,8 @@ if __package__ in (None, ""):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
     sys.path.insert(0, str(_HERE.parent))
 
+from v2_memory.demo_sessions import CLEAN, POLLUTED, record_sessions  # noqa: E402
+from v2_memory.inspector import diff_sessions  # noqa: E402
 from v2_memory.manager import MemoryManager  # noqa: E402
 from v2_memory.messages import Message  # noqa: E402
 from v2_memory.scenes import run_scenes  # noqa: E402
@@ -100,6 +102,7 @@ def run_demo(
             agent.chat(text)
         manager.add(Message("user", NOISE))
         manager.add(Message("user", GUEST_NOTE, GUEST_ID))
+        sessions = record_sessions(manager)  # for the inspector: a clean and a polluted session
         trace = _trace(manager, query, top_k)
         guest_before = manager.retrieve_without_threshold(query, GUEST_ID, top_k)
         receipt = manager.erase_user(GUEST_ID)
@@ -113,6 +116,8 @@ def run_demo(
         trace["guest_records_after_erase"] = manager.store.records(GUEST_ID)
         trace["erase_verification"] = _verify_erasure(manager, query, store_path)
         trace["users"] = {user: _user_tracks(manager, user) for user in ["default", GUEST_ID]}
+        trace["sessions"] = {"recorded": sessions, "first_difference": _first_difference(manager)}
+        trace["health"] = manager.health().to_dict()
     trace["scenes"] = run_scenes(threshold)
     trace["files"] = {"store": STORE_FILE, "trace": "trace.json", "page": PAGE}
     write_trace(trace, out_dir)
@@ -167,6 +172,11 @@ def _trace(manager: MemoryManager, query: str, top_k: int) -> dict[str, Any]:
     }
 
 
+def _first_difference(manager: MemoryManager) -> str | None:
+    """What ``diff --session-id s-clean --session-id s-polluted`` reports first."""
+    return diff_sessions(manager.audit.writes(), manager.audit.reads(), CLEAN, POLLUTED).first
+
+
 def _user_tracks(manager: MemoryManager, user_id: str) -> dict[str, Any]:
     return {
         "summary": manager.summary(user_id),
@@ -213,6 +223,10 @@ def print_report(trace: dict[str, Any], out_dir: Path) -> None:
         for side in ("without_governance", "with_governance"):
             lines = scene[side]["memory_lines"] or ["(nothing from long-term memory)"]
             print(f"    {side.replace('_', ' ')}: " + " || ".join(lines))
+    print(f"health: {trace['health']['status']} — " + ", ".join(
+        f"{m['name']} {m['shown']} ({m['status']})" for m in trace["health"]["metrics"][:3]))
+    print(f"sessions for the inspector: {', '.join(trace['sessions']['recorded'])}; "
+          f"first difference: {trace['sessions']['first_difference']}")
     removed = trace["erase_receipt"]["removed"]
     print(f"erase_user('guest'): removed {removed}; guest_records_after_erase = {trace['guest_records_after_erase']}")
     print(f"wrote {', '.join(['trace.json', 'trace.js', *DEMO_FILES])} in {out_dir}")

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from .audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
+from .governance.decay import DecayRates
 from .governance.governor import GovernancePolicy, Governor
 from .governance.ledger import Fact, Ledger, scope_key
 from .governance.sensitive import find_sensitive, redact
@@ -76,6 +77,11 @@ class MemoryManager:
         self.audit = audit if isinstance(audit, AuditLog) else _default_audit(audit, store, store_path, fsync)
         self._lock = threading.RLock()
 
+    @staticmethod
+    def default_rates() -> DecayRates:
+        """The decay rates a manager uses unless its ``GovernancePolicy`` says otherwise."""
+        return GovernancePolicy().rates
+
     @property
     def window_size(self) -> int:
         return self.window.size
@@ -99,9 +105,11 @@ class MemoryManager:
             if self.audit is not None:
                 self.audit.log_write(write_event(replace(message, content=shown.content), result))
             scope = (message.tenant_id, message.user_id)
-            # Messages pushed out of the user's window are folded into that user's summary.
+            # Messages pushed out of the user's window are folded into that user's summary —
+            # except unverified model output, which must not come back through the summary either.
             for record_id, expired in self.window.push(scope, result.record_id, shown):
-                self.summaries.fold(scope, expired, record_id)
+                if self.governor.may_summarize(record_id):
+                    self.summaries.fold(scope, expired, record_id)
             if result.supersedes:
                 self._rebuild_summary(scope, set(result.supersedes))  # a corrected fact must not live on there
             return result

@@ -38,6 +38,7 @@ from typing import Any, Callable, Sequence
 
 from ..stores.json_store import JsonVectorStore
 from ..tokenizer import cosine_similarity, term_counts, tokenize, vector_norm
+from ..tables import format_table
 from .chat_corpus import generate_messages, generate_queries
 
 __all__ = ["BenchSettings", "generate_messages", "generate_queries", "brute_force_search", "run_benchmark",
@@ -362,14 +363,6 @@ def _targets(result: dict) -> list[dict[str, Any]]:
 
 
 # -- 5. the report ------------------------------------------------------------------------------
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """Plain-text columns: the first left-aligned, the rest right-aligned."""
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows)]
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths)))
-    return [line(headers), line(["-" * width for width in widths])] + [line(row) for row in rows]
-
-
 def _num(value: float | None, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:,.{digits}f}"
 
@@ -409,10 +402,10 @@ def format_report(report: dict[str, Any]) -> str:
              f"({s['scan_queries']} also scanned); Python {s['python']}, {s['cpus']} CPUs", report["whole_store_means"]]
     lines += [f"corpus {r['records']:,}: {r['tokens_per_message']['mean']:.1f} tokens per message "
               f"(min {r['tokens_per_message']['min']}, max {r['tokens_per_message']['max']})" for r in report["sizes"]]
-    lines += [""] + _table(
+    lines += [""] + format_table(
         ["search (ms)", "index med", "index p95", "scan med", "scan p95", "speedup", "sklearn med", "1st search s"],
         [row for result in report["sizes"] for row in _search_rows(result)])
-    lines += [""] + _table(
+    lines += [""] + format_table(
         ["records", "add 1-by-1 s", "batch s", "last/first 10%", "tracemalloc MB", "RSS +MB", "file MB",
          "reopen s", "1st search s", "loaded +MB", "indexed +MB"], [_memory_row(result) for result in report["sizes"]])
     lines += [
@@ -420,7 +413,7 @@ def format_report(report: dict[str, Any]) -> str:
         "  tracemalloc: peak Python allocations while adding; RSS +MB: resident growth while adding;",
         "  reopen .. indexed +MB: a fresh process opens the file, then searches once per user (building each index).",
     ]
-    lines += ["", _agreement_line(report["identical_results"]), ""] + _table(
+    lines += ["", _agreement_line(report["identical_results"]), ""] + format_table(
         [f"target ({report['targets_on_records']:,} records)", "value", "target", "result"],
         [[t["name"], f"{_num(t['value'], 2)} {t['unit']}", f"{t['op']} {t['limit']:g} {t['unit']}",
           "n/a" if t["passed"] is None else "PASS" if t["passed"] else "FAIL"] for t in report["targets"]])

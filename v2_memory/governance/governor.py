@@ -215,6 +215,14 @@ class Governor:
         facts: list[Fact] = self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed") if self.policy.enabled else []
         return [render_fact(fact.key, fact.value, fact.polarity) for fact in facts]
 
+    def may_summarize(self, record_id: int | None) -> bool:
+        """Whether a message leaving the window may enter the summary: not while it is unverified
+        model output (a summary is recalled in every context, so it would be an echo's back door)."""
+        if not self.policy.enabled or record_id is None:
+            return True
+        state = self.ledger.states([record_id]).get(record_id)
+        return state is None or state.verified
+
     def task_lines(self, scope: Scope, task_id: str | None) -> list[str]:
         """The read's task as a context line: ``task:paper = active, 50% done``."""
         info = self.state.task(scope, task_id) if task_id is not None else None

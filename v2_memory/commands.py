@@ -1,0 +1,194 @@
+"""The inspector's commands — ``inspect``, ``health``, ``diff``, ``erase-user`` — as thin layers.
+
+Each one opens the store folder (read-only, except ``erase-user``), makes one library call, and
+prints a readable table, or JSON with ``--json``. ``cli.py`` registers them next to ``demo`` and
+``bench``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from .audit import AuditEvent
+from .health import health_report
+from .inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_turns
+from .manager import MemoryManager
+from .tables import clip, format_table
+
+__all__ = ["COMMANDS"]
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _store_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", type=Path, required=True,
+                        help=f"the folder holding {STORE_FILE} (or the store file itself)")
+
+
+# -- inspect ----------------------------------------------------------------------------------------
+
+def _inspect_arguments(parser: argparse.ArgumentParser) -> None:
+    _store_argument(parser)
+    parser.add_argument("--session-id", required=True, help="the session to look at")
+    parser.add_argument("--window", type=int, default=5, help="how many of the latest turns (default: 5)")
+    parser.add_argument("--json", action="store_true", help="print the turns as JSON")
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    with open_store_dir(args.store) as opened:
+        turns = session_turns(opened.audit.writes(), opened.audit.reads(), args.session_id, args.window)
+    if args.json:
+        _print_json([turn.to_dict() for turn in turns])
+        return 0
+    if not turns:
+        print(f"session {args.session_id!r}: nothing in the logs")
+        return 0
+    print(f"session {args.session_id} — last {len(turns)} turn(s)")
+    for turn in turns:
+        _print_turn(turn)
+    return 0
+
+
+def _print_turn(turn: Turn) -> None:
+    print(f"\n== turn {turn.index}")
+    rows = [[str(w.data.get("record_id") or "-"), w.kind if w.kind != "write" else str(w.data.get("source")),
+             "yes" if w.data.get("verified") else "no" if w.kind == "write" else "", _weight(w.data.get("weight")),
+             clip(", ".join(w.data.get("reasons", [])) or _detail(w), 40), clip(w.data.get("content") or "", 40)]
+            for w in turn.writes]
+    if rows:
+        print("writes:")
+        print("\n".join(format_table(["record", "source", "verified", "weight", "reasons", "content"], rows, "rllrll")))
+    if turn.read is None:
+        print("(no response yet)")
+        return
+    read = turn.read.data
+    print(f"read: {read.get('call')} query {read.get('query')!r}, route {read.get('route', {}).get('kind')}")
+    candidates = [[str(c.get("record_id")), f"{c.get('similarity', 0):.3f}", _weight(c.get("weight")),
+                   f"{c.get('effective', 0):.3f}", "admitted" if c.get("admitted") else "rejected",
+                   clip(", ".join(c.get("reasons", [])), 36), clip(c.get("content") or "", 36)]
+                  for c in read.get("candidates", [])]
+    if candidates:
+        print("\n".join(format_table(["record", "sim", "weight", "effective", "verdict", "reasons", "content"],
+                                     candidates, "rrrrlll")))
+    print(f"context: {read.get('context_tokens', 0)} tokens")
+    for line in turn.added:
+        print(f"  + {clip(line, 100)}")
+    for line in turn.removed:
+        print(f"  - {clip(line, 100)}")
+
+
+def _weight(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, (int, float)) else ""
+
+
+def _detail(event: AuditEvent) -> str:
+    return ", ".join(f"{k}={v}" for k, v in event.data.items() if k in ("task_id", "key", "record_id", "completion"))
+
+
+# -- health -----------------------------------------------------------------------------------------
+
+def _health_arguments(parser: argparse.ArgumentParser) -> None:
+    _store_argument(parser)
+    parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
+
+
+def _health(args: argparse.Namespace) -> int:
+    with open_store_dir(args.store) as opened:
+        records = opened.store.all_records()
+        report = health_report(records, opened.ledger.states(r["record_id"] for r in records), opened.audit.writes(),
+                               opened.audit.reads(), rates=MemoryManager.default_rates(), now=datetime.now(timezone.utc))
+    if args.json:
+        _print_json(report.to_dict())
+        return 0
+    rows = [[m.name, m.shown(), m.status, m.rule] for m in report.metrics]
+    print("\n".join(format_table(["metric", "value", "status", "rule"], rows, "lrll")))
+    print(f"\noverall: {report.status}")
+    return 0
+
+
+# -- diff -------------------------------------------------------------------------------------------
+
+def _diff_arguments(parser: argparse.ArgumentParser) -> None:
+    _store_argument(parser)
+    parser.add_argument("--session-id", action="append", required=True, dest="sessions",
+                        help="give it twice: the good session, then the bad one")
+    parser.add_argument("--json", action="store_true", help="print the aligned logs and differences as JSON")
+
+
+def _diff(args: argparse.Namespace) -> int:
+    if len(args.sessions) != 2:
+        raise ValueError("diff needs exactly two --session-id options")
+    with open_store_dir(args.store) as opened:
+        result = diff_sessions(opened.audit.writes(), opened.audit.reads(), *args.sessions)
+    if args.json:
+        _print_json(result.to_dict())
+        return 0
+    a, b = args.sessions
+    rows = [[str(i + 1), clip(_short(x), 44), clip(_short(y), 44)] for i, (x, y) in enumerate(result.writes)]
+    print(f"writes, side by side (A = {a}, B = {b}):")
+    print("\n".join(format_table(["#", f"A {a}", f"B {b}"], rows, "rll")))
+    if not result.differences:
+        print("\nno difference in writes, weights, verification or admissions")
+        return 0
+    print(f"\nfirst difference: {result.first}")
+    for line in result.differences[1:]:
+        print(f"  then: {line}")
+    return 0
+
+
+def _short(event: AuditEvent | None) -> str:
+    if event is None:
+        return "—"
+    d = event.data
+    return f"{d.get('source')} {'✓' if d.get('verified') else '✗'} w={d.get('weight')} {d.get('content')!r}"
+
+
+# -- erase-user -------------------------------------------------------------------------------------
+
+def _erase_arguments(parser: argparse.ArgumentParser) -> None:
+    _store_argument(parser)
+    parser.add_argument("user_id", help="the user to erase")
+    parser.add_argument("--tenant-id", help="the user's tenant, if any")
+    parser.add_argument("--yes", action="store_true", help="really erase (this cannot be undone)")
+    parser.add_argument("--json", action="store_true", help="print the receipt as JSON")
+
+
+def _erase(args: argparse.Namespace) -> int:
+    if not args.yes:
+        print("error: erase-user cannot be undone; add --yes to erase", file=sys.stderr)
+        return 2
+    path = args.store / STORE_FILE if args.store.is_dir() else args.store
+    if not path.exists():
+        raise FileNotFoundError(f"no store at {path}")
+    with MemoryManager(store_path=path) as manager:
+        receipt = manager.erase_user(args.user_id, tenant_id=args.tenant_id)
+    if args.json:
+        _print_json(receipt.to_dict())
+        return 0
+    rows = [[track, str(count)] for track, count in receipt.to_dict()["removed"].items()]
+    print(f"erased user {args.user_id!r}" + (f" (tenant {args.tenant_id!r})" if args.tenant_id else ""))
+    print("\n".join(format_table(["track", "removed"], rows)))
+    for file in receipt.files_rewritten:
+        print(f"rewrote {file}")
+    return 0
+
+
+# name -> (help, example, add_arguments, run)
+COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
+    "inspect": ("the last turns of a session: writes, reads with every candidate's verdict, context diffs",
+                "python -m v2_memory inspect --store v2_memory --session-id s-polluted --window 5",
+                _inspect_arguments, _inspect),
+    "health": ("the memory health dashboard: pollution rate, decay efficiency, leakage, ...",
+               "python -m v2_memory health --store v2_memory --json", _health_arguments, _health),
+    "diff": ("snapshot diff: two sessions' logs aligned, and where they first differ",
+             "python -m v2_memory diff --store v2_memory --session-id s-clean --session-id s-polluted",
+             _diff_arguments, _diff),
+    "erase-user": ("erase a user from every track and file, with a receipt (cannot be undone)",
+                   "python -m v2_memory erase-user --store v2_memory guest --yes", _erase_arguments, _erase),
+}

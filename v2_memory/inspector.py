@@ -1,0 +1,182 @@
+"""The inspector: find the polluting write in minutes, from the logs, without reading code.
+
+The manual's four-step diagnosis starts from the write log: what entered memory, from which
+source, how trusted. Then the read log: what each query retrieved, with scores and reasons, and
+how the context changed from one response to the next. And when one session went wrong and
+another did not, a *snapshot diff* lines the two up and shows where they first part ways.
+
+    open_store_dir(folder)         the store, ledger and logs of a folder, read-only
+    session_turns(...)             the last N turns of a session: writes, the read, context diff
+    diff_sessions(...)             two sessions aligned; every difference, and the first one
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from .audit import AuditEvent, AuditLog
+from .errors import StorePathError
+from .governance.ledger import Ledger
+from .stores import JsonVectorStore
+
+__all__ = ["Inspection", "open_store_dir", "Turn", "session_turns", "SessionDiff", "diff_sessions", "STORE_FILE"]
+
+STORE_FILE = "memory_store.json"
+
+
+@dataclass
+class Inspection:
+    """A store folder opened for reading: nothing here can write, lock or trim a file."""
+
+    store_path: Path
+    store: JsonVectorStore
+    ledger: Ledger
+    audit: AuditLog
+
+    def close(self) -> None:
+        self.store.close()
+        self.ledger.close()
+
+    def __enter__(self) -> Inspection:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def open_store_dir(path: Path | str) -> Inspection:
+    """Open ``path`` (a folder holding memory_store.json, or the store file itself) read-only."""
+    path = Path(path)
+    store_path = path / STORE_FILE if path.is_dir() else path
+    if not store_path.exists():
+        raise StorePathError(f"no {STORE_FILE} here (run the demo, or point --store at your store's folder)",
+                             path=store_path)
+    stem = store_path.stem
+    return Inspection(store_path, JsonVectorStore(store_path, read_only=True),
+                      Ledger(store_path.with_name(stem + ".governance.sqlite3"), read_only=True),
+                      AuditLog(store_path.parent, stem=stem))
+
+
+# -- one session, turn by turn ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What was written since the previous response, the read that built this response's context,
+    and how that context differs from the previous one."""
+
+    index: int
+    writes: tuple[AuditEvent, ...]
+    read: AuditEvent | None
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.index, "writes": [w.to_dict() for w in self.writes],
+                "read": self.read.to_dict() if self.read else None,
+                "context_diff": {"added": list(self.added), "removed": list(self.removed)}}
+
+
+def session_turns(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], session_id: str,
+                  window: int = 5) -> list[Turn]:
+    """The last ``window`` turns of a session. A turn ends with a ``build_context`` read."""
+    writes = [e for e in events if e.session_id == session_id]
+    responses = [r for r in reads if r.session_id == session_id and r.data.get("call") == "build_context"]
+    timeline = sorted([(e.time, 0, e) for e in writes] + [(r.time, 1, r) for r in responses], key=lambda t: t[:2])
+    turns: list[Turn] = []
+    pending: list[AuditEvent] = []
+    previous: list[str] = []
+    for _, is_read, event in timeline:
+        if not is_read:
+            pending.append(event)
+            continue
+        lines = (event.data.get("context") or "").splitlines()
+        turns.append(Turn(len(turns) + 1, tuple(pending), event, tuple(l for l in lines if l not in previous),
+                          tuple(l for l in previous if l not in lines)))
+        pending, previous = [], lines
+    if pending:
+        turns.append(Turn(len(turns) + 1, tuple(pending), None))
+    return turns[-window:]
+
+
+# -- two sessions, side by side -----------------------------------------------------------------
+
+_WRITE_FIELDS = ("role", "source", "verified", "weight", "stored_in", "fact")
+
+
+@dataclass(frozen=True)
+class SessionDiff:
+    """Two sessions' writes and reads aligned by position; ``differences`` earliest first."""
+
+    session_a: str
+    session_b: str
+    writes: tuple[tuple[AuditEvent | None, AuditEvent | None], ...]
+    reads: tuple[tuple[AuditEvent | None, AuditEvent | None], ...]
+    differences: tuple[str, ...] = field(default=())
+
+    @property
+    def first(self) -> str | None:
+        return self.differences[0] if self.differences else None
+
+    def to_dict(self) -> dict[str, Any]:
+        pair = lambda a, b: [a.to_dict() if a else None, b.to_dict() if b else None]  # noqa: E731
+        return {"session_a": self.session_a, "session_b": self.session_b, "first_difference": self.first,
+                "differences": list(self.differences), "writes": [pair(a, b) for a, b in self.writes],
+                "reads": [pair(a, b) for a, b in self.reads]}
+
+
+def _aligned(left: list[AuditEvent], right: list[AuditEvent]) -> list[tuple[AuditEvent | None, AuditEvent | None]]:
+    size = max(len(left), len(right))
+    return [(left[i] if i < len(left) else None, right[i] if i < len(right) else None) for i in range(size)]
+
+
+def _write_difference(n: int, a: AuditEvent | None, b: AuditEvent | None) -> str | None:
+    if a is None or b is None:
+        return f"write #{n}: only in session {'B' if a is None else 'A'}"
+    changed = [f"{name} {a.data.get(name)!r} vs {b.data.get(name)!r}" for name in _WRITE_FIELDS
+               if a.data.get(name) != b.data.get(name)]
+    if not changed:
+        return None
+    texts = [a.data.get("content"), b.data.get("content")]
+    shown = repr(texts[0]) if texts[0] == texts[1] else f"A {texts[0]!r} | B {texts[1]!r}"
+    return f"write #{n} ({shown}): " + "; ".join(changed)
+
+
+def _verdict(candidate: dict[str, Any]) -> str:
+    if candidate.get("admitted"):
+        return f"admitted (weight {candidate.get('weight')})"
+    return "rejected: " + ", ".join(candidate.get("reasons", []))
+
+
+def _read_difference(n: int, a: AuditEvent | None, b: AuditEvent | None) -> str | None:
+    if a is None or b is None:
+        return f"read #{n}: only in session {'B' if a is None else 'A'}"
+    # Candidates are matched by their text: the same memory has different record ids in two sessions.
+    left = {c.get("content"): c for c in a.data.get("candidates", [])}
+    right = {c.get("content"): c for c in b.data.get("candidates", [])}
+    for content in list(left) + [c for c in right if c not in left]:
+        x, y = left.get(content), right.get(content)
+        vx = _verdict(x) if x else "not a candidate"
+        vy = _verdict(y) if y else "not a candidate"
+        if vx != vy:
+            return f"read #{n} (query {a.data.get('query')!r}): {content!r} — A {vx}; B {vy}"
+    return None
+
+
+def diff_sessions(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], session_a: str, session_b: str) -> SessionDiff:
+    """Line two sessions up, write by write and read by read, and list where they differ."""
+    def writes_of(sid: str) -> list[AuditEvent]:
+        return [e for e in events if e.kind == "write" and e.session_id == sid]
+
+    def reads_of(sid: str) -> list[AuditEvent]:
+        return [r for r in reads if r.session_id == sid]
+
+    writes = _aligned(writes_of(session_a), writes_of(session_b))
+    read_pairs = _aligned(reads_of(session_a), reads_of(session_b))
+    # Every difference, stamped with when it happened in session A, so the earliest comes first:
+    # the polluting write usually shows up before the read it spoiled.
+    found = [((a or b).time, d) for i, (a, b) in enumerate(writes) if (d := _write_difference(i + 1, a, b))]
+    found += [((a or b).time, d) for i, (a, b) in enumerate(read_pairs) if (d := _read_difference(i + 1, a, b))]
+    ordered = tuple(text for _, text in sorted(found, key=lambda pair: pair[0]))
+    return SessionDiff(session_a, session_b, tuple(writes), tuple(read_pairs), ordered)
