@@ -1,11 +1,14 @@
 """The router: which tracks a query consults, and why.
 
-    identifiers, formulas, code   → exact facts first (the SQLite identifier index), then long-term
-    "解释/什么是/how/what is"      → semantic long-term memory
-    "继续/下一步/continue/next"     → task state first, then the window
-    anything else                  → the article's tracks: window, summary, long-term
+    identifiers, formulas, code   → exact: the SQLite identifier index adds every memory naming the
+                                    identifier as a candidate (even with no word in common), and
+                                    only memories naming it may be admitted
+    "继续/下一步/continue/next"     → task: the context leads with the task's state and progress
+    "解释/什么是/how/what is"      → semantic: long-term memory is the main evidence
+    anything else                  → conversation: the article's tracks, window, summary, long-term
 
-The decision is part of every ``explain`` so a reader sees why a track was (not) consulted.
+The decision (kind, tracks, reason) is part of every ``explain`` and every read-log entry, so a
+reader sees why a track was or was not consulted.
 
     >>> route("CS201 第三次作业截止时间？").kind
     'exact'
