@@ -60,3 +60,43 @@ def test_kill_minus_nine_never_loses_an_acknowledged_add(tmp_path):
                 assert acknowledged <= kept
     assert len(acknowledged) > 12  # the writers really wrote
     assert not list(tmp_path.glob(".*.tmp"))  # loading cleans up after a kill mid-rewrite
+
+
+MANAGER_WRITER = r"""
+import sys
+from v2_memory import MemoryManager, Message
+memory = MemoryManager(store_path=sys.argv[1])
+n = 0
+while True:
+    n += 1
+    result = memory.add(Message("user", f"{n} 记忆污染 阈值 " * 200, "keep", session_id="s1"))
+    memory.build_context("记忆污染 阈值", "keep", session_id="s1")   # a read-log line each time too
+    print(result.record_id, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX kill -9")
+def test_kill_minus_nine_leaves_store_ledger_and_logs_readable(tmp_path):
+    """The manager writes four files per turn; a kill at any moment leaves all of them readable."""
+    from v2_memory import MemoryManager
+    from v2_memory.audit import TornLogLineWarning
+
+    rng = random.Random(7)
+    path = tmp_path / "memory_store.json"
+    acknowledged: set[int] = set()
+    for _ in range(6):
+        writer = subprocess.Popen([sys.executable, "-c", MANAGER_WRITER, str(path)], cwd=REPO, stdout=subprocess.PIPE,
+                                  text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+        time.sleep(rng.uniform(0.3, 0.8))
+        writer.send_signal(signal.SIGKILL)
+        out, _ = writer.communicate()
+        acknowledged.update(int(line) for line in out.split())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (TornRecordWarning, TornLogLineWarning))
+            with MemoryManager(store_path=path) as memory:
+                assert acknowledged <= {r["record_id"] for r in memory.store.records("keep")}
+                logged = {e.data["record_id"] for e in memory.audit.writes() if e.kind == "write"}
+                assert acknowledged <= logged  # an add returns only after its write-log line is appended
+                memory.audit.reads()
+                memory.health()
+    assert len(acknowledged) > 6
