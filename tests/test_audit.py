@@ -113,3 +113,15 @@ def test_forget_scrubs_the_record_from_the_logs(tmp_path, clock):
     for path in tmp_path.glob("*.jsonl"):
         assert "糖尿病".encode("utf-8") not in path.read_bytes(), path
     assert "今天天气".encode("utf-8") in (tmp_path / "memory_store.writes.jsonl").read_bytes()  # others stay
+
+
+def test_the_next_writer_repairs_a_torn_tail_instead_of_burying_it(tmp_path):
+    log = AuditLog(tmp_path)
+    log.log_write(event(1))
+    with open(tmp_path / "memory_store.writes.jsonl", "ab") as handle:
+        handle.write(b'{"kind":"write","ti')  # killed mid-append
+    with pytest.warns(TornLogLineWarning, match="dropped an incomplete last line"):
+        AuditLog(tmp_path).log_write(event(2))  # a new process appends
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert AuditLog(tmp_path).writes() == [event(1), event(2)]

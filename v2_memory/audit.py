@@ -78,6 +78,7 @@ class _JsonlFile:
 
     def __init__(self, path: Path, max_bytes: int, backups: int, fsync: bool) -> None:
         self.path, self.max_bytes, self.backups, self.fsync = path, max_bytes, backups, fsync
+        self._checked_tail = False  # the first append of a process repairs a tail torn by a crash
 
     def rotated(self, n: int) -> Path:
         return self.path.with_name(f"{self.path.stem}.{n}{self.path.suffix}")
@@ -88,10 +89,27 @@ class _JsonlFile:
         return [path for path in chain if path.exists()]
 
     def append(self, line: bytes) -> None:
+        if not self._checked_tail:
+            self._drop_torn_tail()
+            self._checked_tail = True
         if self.path.exists() and self.path.stat().st_size + len(line) > self.max_bytes:
             self._rotate()
         with open_private_append(self.path) as handle:
             append_whole(handle, line, fsync=self.fsync)
+
+    def _drop_torn_tail(self) -> None:
+        # subtle: a line cut short by a crash must go before we append, or it would end up in the
+        # middle of the file — where a damaged line is (rightly) an error, not something to skip.
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        data = self.path.read_bytes()
+        if data.endswith(b"\n"):
+            return
+        keep = data.rfind(b"\n") + 1
+        with open(self.path, "r+b") as handle:
+            handle.truncate(keep)
+        warnings.warn(f"{self.path}: dropped an incomplete last line ({len(data) - keep} bytes) left by an "
+                      "interrupted write", TornLogLineWarning, stacklevel=4)
 
     def _rotate(self) -> None:
         # .N-1 -> .N, ..., live -> .1; the oldest beyond `backups` falls off the end.
