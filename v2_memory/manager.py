@@ -159,10 +159,12 @@ class MemoryManager:
             return ended
 
     def session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> SessionInfo | None:
+        """The session's state (start, last message, deadline, end), or None if never seen."""
         scope = require_scope(user_id, tenant_id)
         return next((s for s in self.governor.state.sessions(scope) if s.session_id == session_id), None)
 
     def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
+        """Start a task; its memories enter only reads with this ``task_id`` until the TTL runs out."""
         require_text("task_id", task_id)
         info = self.governor.state.start_task(require_scope(user_id, tenant_id), task_id, ttl)
         self._log("start_task", user_id, tenant_id, task_id=task_id, expires_at=info.expires_at.isoformat())
@@ -175,11 +177,13 @@ class MemoryManager:
         return info
 
     def finish_task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo:
+        """Mark a task done: completion 1, so its memories' weight becomes 0 (kept, never admitted)."""
         info = self.governor.state.finish_task(require_scope(user_id, tenant_id), task_id)
         self._log("finish_task", user_id, tenant_id, task_id=task_id)
         return info
 
     def task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo | None:
+        """The task's state (deadline, completion, finished), or None if never started."""
         return self.governor.state.task(require_scope(user_id, tenant_id), task_id)
 
     # -- read path ---------------------------------------------------------------------------
@@ -326,6 +330,7 @@ class MemoryManager:
             self.audit.log_read(read_event(explanation, self._now().isoformat(), scope, read_scope, call, context))
 
     def close(self) -> None:
+        """Release the store's file lock and the ledger's connection."""
         self.store.close()
         self.ledger.close()
 

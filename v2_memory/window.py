@@ -33,9 +33,11 @@ class RecentWindow:
         return expired
 
     def entries(self, user_id: str) -> list[tuple[int, Message]]:
+        """The user's window as ``(record_id, message)`` pairs, oldest first (record_id None: not stored)."""
         return list(self._windows.get(user_id, ()))
 
     def messages(self, user_id: str) -> list[Message]:
+        """The user's window, oldest first."""
         return [message for _, message in self._windows.get(user_id, ())]
 
     def remove(self, user_id: str, record_id: int) -> bool:

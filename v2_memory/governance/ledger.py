@@ -191,11 +191,13 @@ class Ledger:
 
     # -- identifiers -----------------------------------------------------------------------------
     def index_identifiers(self, record_id: int, scope: str, identifiers: Iterable[str]) -> None:
+        """Remember which identifiers (CS201, v2.3.1, ...) a record names, for exact matching."""
         with self._lock, self._db:
             self._db.executemany("INSERT OR IGNORE INTO identifiers VALUES (?, ?, ?)",
                                  [(record_id, scope, ident) for ident in identifiers])
 
     def identifiers_of(self, record_ids: Iterable[int]) -> dict[int, set[str]]:
+        """record_id -> the identifiers it names (an empty set for none)."""
         ids = list(record_ids)
         found: dict[int, set[str]] = {rid: set() for rid in ids}
         for rid, ident in self._rows_in("SELECT record_id, identifier FROM identifiers WHERE record_id IN ({marks})", ids):
@@ -279,6 +281,7 @@ class Ledger:
         return removed
 
     def forget(self, record_id: int) -> None:
+        """Delete one record's rows (zeroed on disk, like erasure)."""
         with self._lock, self._db:
             for table in ("memories", "identifiers", "facts"):
                 self._db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
