@@ -1,4 +1,4 @@
-"""visualization.html in a real browser: the article's table, the slider, the erase, governance, hostile text.
+"""visualization.html in a real browser: the article's table, the slider, the erase, governance, health, hostile text.
 
 The page is read by a headless Chromium with ``--dump-dom``: Chromium loads the page from disk
 (``file://``, as a reader would), runs its scripts, and prints the resulting DOM, which we parse with
@@ -139,6 +139,16 @@ def demo_dir(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def demo_dom(browser, demo_dir) -> Node:
+    """The demo's page as loaded once from disk, for tests that only read it."""
+    return dump_dom(browser, page_url(demo_dir))[1]
+
+
+def read_trace(folder: Path) -> dict:
+    return json.loads((folder / "trace.json").read_text(encoding="utf-8"))
+
+
 def page_url(folder: Path, query: str = "") -> str:
     return (folder / "visualization.html").as_uri() + query
 
@@ -180,6 +190,11 @@ def test_page_shows_the_articles_table(browser, demo_dir):
     assert dom.by_id("summary-default").text == trace["summary_memory"]
     assert len(dom.by_id("recent-default").children) == len(trace["recent_messages"])
     assert "memory(0.354×" in dom.by_id("context").text
+    # The guest's card is the state after the erase, and says so; the default user's is not marked.
+    cards = {card.attrs["data-user-id"]: card for card in dom.by_class("user")}
+    assert cards["guest"].attrs.get("data-erased") == "true" and "after erase_user" in cards["guest"].text
+    assert "data-erased" not in cards["default"].attrs
+    assert "after erase_user" in dom.by_id("erase-when").text
 
     # The erase: guest_records_after_erase is empty and every check passed.
     status = dom.by_id("erase-status")
@@ -232,6 +247,8 @@ def test_governed_table_shows_every_candidate_with_its_reasons(browser, demo_dir
     _, dom = dump_dom(browser, page_url(demo_dir))
     assert "hidden" not in dom.by_id("governed-section").attrs
     assert dom.by_id("governed-route-kind").text == trace["governed"]["route"]["kind"] == "conversation"
+    note = dom.by_id("governed-threshold")
+    assert note.attrs["data-threshold"] == "0.22" and "Computed at the trace threshold 0.22" in note.text
 
     rows = governed_rows(dom)
     assert [row.attrs["data-record-id"] for row in rows] == [str(a["record_id"]) for a in trace["governed"]["admissions"]]
@@ -295,27 +312,78 @@ def test_scenes_show_each_pollution_without_and_with_governance(browser, demo_di
     assert scene_side(dom, "ended_session", "with").by_class("memory-lines")[0].text == "(无 / nothing)"
 
 
+# ---- Health and the recorded sessions ----
+def test_health_panel_shows_every_metric_with_its_rule_and_status(demo_dir, demo_dom):
+    """9 of the demo's 27 writes came from llm_response: 9 / 27 = 33.3 %, and 33.3 % >= 15 % is bad.
+    The overall status is the worst of the eight, so it is bad too."""
+    health = read_trace(demo_dir)["health"]
+    assert "hidden" not in demo_dom.by_id("health-section").attrs
+    overall = demo_dom.by_id("health-status")
+    assert overall.attrs["data-status"] == health["status"] == "bad"
+    tally = {}  # status -> metrics with it, in first-seen order, as the headline counts them
+    for metric in health["metrics"]:
+        tally[metric["status"]] = tally.get(metric["status"], 0) + 1
+    assert overall.text.startswith("✗ 异常 bad") and overall.text.endswith(", ".join(f"{s} {n}" for s, n in tally.items()))
+
+    cards = demo_dom.by_id("health-metrics").by_class("metric")
+    assert [(c.attrs["data-name"], c.attrs["data-status"]) for c in cards] == [(m["name"], m["status"]) for m in health["metrics"]]
+    assert len(cards) == 8
+    for card, metric in zip(cards, health["metrics"]):
+        assert card.by_class("metric-shown")[0].text == metric["shown"]
+        assert card.by_class("metric-rule")[0].text == "规则 rule: " + metric["rule"]
+        assert card.by_class("status")[0].attrs["data-status"] == metric["status"]  # colour and words together
+        counts = [n.text for n in card.by_class("metric-counts")]
+        assert counts == ([] if metric["denominator"] is None else [f"{metric['numerator']} / {metric['denominator']}"])
+    # Both keys have their own panels, so neither is repeated as raw JSON under "Other keys".
+    assert not {"health", "sessions"} & {n.text for n in demo_dom.by_id("extra").iter() if n.tag == "summary"}
+    pollution = cards[0]
+    assert (pollution.attrs["data-name"], pollution.attrs["data-status"]) == ("pollution_rate", "bad")
+    assert "污染率" in pollution.text and "Pollution rate" in pollution.text
+    assert [n.text for n in pollution.by_class("metric-counts")] == ["9 / 27"]
+    assert pollution.by_class("status")[0].text == "✗ 异常 bad"
+
+
+def test_sessions_note_shows_the_first_difference_and_the_commands(demo_dir, demo_dom):
+    sessions = read_trace(demo_dir)["sessions"]
+    assert "hidden" not in demo_dom.by_id("sessions-section").attrs
+    items = [n for n in demo_dom.by_id("sessions-recorded").iter() if n.tag == "li"]
+    assert [n.attrs["data-session-id"] for n in items] == list(sessions["recorded"]) == ["s-clean", "s-polluted"]
+    assert "learner-b" in items[1].text
+    assert demo_dom.by_id("sessions-first-difference").text == sessions["first_difference"]
+    assert "source 'llm_response' vs 'user_input'" in sessions["first_difference"]
+    assert demo_dom.by_id("sessions-commands").text.splitlines() == [
+        "python -m v2_memory diff --store <folder> --session-id s-clean --session-id s-polluted",
+        "python -m v2_memory inspect --store <folder> --session-id s-polluted",
+    ]
+
+
 @pytest.mark.parametrize("variant", ["old trace", "malformed"])
-def test_page_without_or_with_broken_governance_keys_still_loads(browser, demo_dir, tmp_path, variant):
-    """An older trace has neither key; a broken one has them in the wrong shapes. Neither may crash the page."""
+def test_page_without_or_with_broken_optional_keys_still_loads(browser, demo_dir, tmp_path, variant):
+    """An older trace has none of the keys; a broken one has them in the wrong shapes. Neither may crash the page."""
     trace = json.loads((demo_dir / "trace.json").read_text(encoding="utf-8"))
     if variant == "old trace":
-        del trace["governed"], trace["scenes"]
+        del trace["governed"], trace["scenes"], trace["health"], trace["sessions"]
     else:
         trace["governed"] = {"route": None, "admissions": "not a list"}
         trace["scenes"] = [None, 3, {"with_governance": [], "without_governance": {"admissions": [None]}}]
+        trace["health"] = {"status": None, "metrics": [None, 3, {"name": None, "denominator": 0}]}
+        trace["sessions"] = {"recorded": "not an object", "first_difference": None}
     (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
     shutil.copyfile(PAGE, tmp_path / "visualization.html")
     _, dom = dump_dom(browser, page_url(tmp_path, "?reason=unverified_model_output"))
     assert dom.by_id("load-status").attrs["data-state"] == "loaded"
     assert dom.by_id("admitted-count").text == "2 / 8"  # the article's view is untouched
-    hidden = {name: "hidden" in dom.by_id(name).attrs for name in ["governed-section", "scenes-section", "legend-section"]}
+    sections = ["governed-section", "scenes-section", "legend-section", "health-section", "sessions-section"]
+    hidden = {name: "hidden" in dom.by_id(name).attrs for name in sections}
     if variant == "old trace":
         assert hidden == dict.fromkeys(hidden, True)
     else:
         assert hidden == dict.fromkeys(hidden, False)
         assert dom.by_id("governed-count").text == "admitted 0 / 0"
         assert len(dom.by_class("scene")) == 3
+        assert len(dom.by_class("metric")) == 3
+        assert "do not differ" in dom.by_id("sessions-first-difference").text
+        assert "--session-id <session-a> --session-id <session-b>" in dom.by_id("sessions-commands").text
 
 
 # ---- Memory text is text ----
@@ -366,6 +434,11 @@ def test_hostile_text_in_every_field_is_shown_as_text(browser, tmp_path):
             "read_scope": {evil("scope key"): evil("scope value")},
             "without_governance": side, "with_governance": side,
         }],
+        "health": {"status": evil("overall"), "metrics": [{
+            "name": evil("metric name"), "status": evil("metric status"), "rule": evil("rule"), "shown": evil("shown"),
+            "numerator": evil("numerator"), "denominator": evil("denominator"),
+        }]},
+        "sessions": {"recorded": {evil("session"): evil("learner")}, "first_difference": evil("first difference")},
         evil("new key"): evil("new value"),
     }
     (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
@@ -377,10 +450,15 @@ def test_hostile_text_in_every_field_is_shown_as_text(browser, tmp_path):
     for field in ["query", "summary", "content", "context", "erased", "user summary", "new key",
                   "route kind", "route reason", "track", "admission", "reason", "url reason",
                   "scene title", "scene query", "scope key", "scope value", "write", "source", "write reason",
-                  "fact key", "fact value", "memory line"]:
+                  "fact key", "fact value", "memory line", "overall", "metric name", "metric status", "rule",
+                  "shown", "numerator", "denominator", "session", "learner", "first difference"]:
         assert evil(field) in page_text, field
     assert dom.by_class("scene")[0].attrs["data-key"] == evil("scene key")
     assert governed_rows(dom)[0].attrs["data-reasons"] == evil("reason")
+    assert dom.by_class("metric")[0].attrs["data-name"] == evil("metric name")
+    # In the commands a reader copies, the session id is one quoted shell word.
+    quoted = "'" + evil("session").replace("'", "'\\''") + "'"
+    assert f"diff --store <folder> --session-id {quoted} --session-id <session-b>" in dom.by_id("sessions-commands").text
     for field in ["value", "new value"]:  # values the page shows as JSON, so their quotes are escaped
         assert json.dumps(evil(field)) in page_text, field
     # A leaked guest record must turn the erase verdict red.
