@@ -20,6 +20,7 @@ from .manager import MemoryManager
 from .messages import EraseReceipt, Hit, Message, WriteResult
 from .stores import JsonVectorStore, TornRecordWarning, VectorStore
 from .summarizer import ExtractiveSummarizer, Summarizer, Summary
+from .scoring import ArticleScorer, Bm25Scorer
 from .tokenizer import cosine_similarity, tokenize
 
 __version__ = "0.1.0"
@@ -30,6 +31,8 @@ __all__ = [
     "cosine_similarity",
     "JsonVectorStore",
     "MemoryManager",
+    "ArticleScorer",
+    "Bm25Scorer",
     "VectorStore",
     "Hit",
     "EraseReceipt",

@@ -26,6 +26,7 @@ from .governance.sensitive import find_sensitive, redact
 from .health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo
 from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
+from .scoring import Scorer
 from .stores import JsonVectorStore, VectorStore
 from .summarizer import Summarizer, SummaryTrack
 from .validation import check_threshold, check_top_k, require_scope, require_text
@@ -45,6 +46,7 @@ class MemoryManager:
     """Recent window + summary + long-term store, isolated per user and governed.
 
     ``store_path=None`` keeps everything in memory; ``store=`` plugs in any ``VectorStore``.
+    ``scorer`` chooses the default store's scorer (``"article"``, ``"bm25"`` or an instance).
     ``governance=False`` gives the article's behaviour (store and trust everything; threshold only);
     a ``GovernancePolicy`` tunes the rules. ``clock`` returns the current aware datetime.
     """
@@ -62,11 +64,14 @@ class MemoryManager:
         governance: GovernancePolicy | bool = True,
         ledger_path: Path | str | None = None,
         audit: AuditLog | bool = True,
+        scorer: str | Scorer | None = None,
     ) -> None:
+        if store is not None and scorer is not None:
+            raise ValueError("pass scorer= to the store you plug in, not to the manager")
         self.threshold = check_threshold(threshold, allow_none=False)
         self.window = RecentWindow(window_size)
         self.summaries = SummaryTrack(summarizer)
-        self.store: VectorStore = store if store is not None else JsonVectorStore(store_path, fsync=fsync)
+        self.store: VectorStore = store if store is not None else JsonVectorStore(store_path, fsync=fsync, scorer=scorer)
         self.clock: Clock = clock if clock is not None else utc_now
         policy = governance if isinstance(governance, GovernancePolicy) else GovernancePolicy(enabled=bool(governance))
         if ledger_path is None and store is None and store_path is not None:

@@ -36,6 +36,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
+from ..scoring import ArticleScorer, rank, resolve_scorer
 from ..stores.json_store import JsonVectorStore
 from ..tokenizer import cosine_similarity, term_counts, tokenize, vector_norm
 from ..tables import format_table
@@ -60,6 +61,7 @@ class BenchSettings:
     top_k: int = 5
     seed: int = 0
     sklearn: bool = True  # add scikit-learn's reference row when it happens to be installed
+    scorer: str = "article"  # the store's scorer: "article" (TF cosine) or "bm25"
 
 
 # -- 1. the corpus: see chat_corpus.py ----------------------------------------------------------
@@ -67,13 +69,18 @@ class BenchSettings:
 
 # -- 2. the reference ---------------------------------------------------------------------------
 def brute_force_search(
-    records: Sequence[dict[str, Any]], query: str, user_id: str, top_k: int
+    records: Sequence[dict[str, Any]], query: str, user_id: str, top_k: int, scorer: str = "article"
 ) -> list[tuple[float, dict[str, Any]]]:
     """The article's scan, made as cheap as it honestly can be: the exact answer to compare with.
 
     It tokenizes the query once and skips other users' records *before* tokenizing them; every
-    record of the user is tokenized and scored, then sorted by (-score, insertion order).
+    record of the user is tokenized and scored, then sorted by (-score, insertion order). For
+    another scorer, the scorer's own reference scan over the user's records (``scoring.rank``):
+    BM25 counts that user's statistics from scratch on every query.
     """
+    chosen = resolve_scorer(scorer)
+    if not isinstance(chosen, ArticleScorer):
+        return rank(chosen, query, [record for record in records if record["user_id"] == user_id], top_k)
     query_tokens = tokenize(query)
     scored = []
     for order, record in enumerate(records):
@@ -186,27 +193,28 @@ def _search_row(
     row: dict[str, Any] = {"first_search_all_users_s": perf_counter() - start, "sklearn": None}
     top_k, scan_calls = settings.top_k, calls[: settings.scan_queries]
     index_s, index_hits = _time_calls(lambda user, query: store.search(query, user, top_k=top_k), calls)
-    scan_s, scan_hits = _time_calls(lambda user, query: brute_force_search(records, query, user, top_k), scan_calls)
+    scan_s, scan_hits = _time_calls(lambda user, query: brute_force_search(records, query, user, top_k, settings.scorer),
+                                    scan_calls)
     for call, got, expected in zip(scan_calls, index_hits, scan_hits):
         agreement.check(where, call, got, expected)
     row.update(index=_latency(index_s), scan=_latency(scan_s))
     row["speedup"] = row["scan"]["median_ms"] / row["index"]["median_ms"]
-    sklearn = _sklearn_search(records, settings.top_k) if settings.sklearn else None
+    sklearn = _sklearn_search(records, settings.top_k) if settings.sklearn and settings.scorer == "article" else None
     if sklearn is not None:
         row["sklearn"] = _latency(_time_calls(sklearn, calls)[0])
     return row
 
 
-def _ingest_one_by_one(path: Path, messages: list, repeats: int = 3) -> tuple[JsonVectorStore, dict]:
+def _ingest_one_by_one(path: Path, messages: list, scorer: str, repeats: int = 3) -> tuple[JsonVectorStore, dict]:
     """Ingest with one ``store.add`` per message, ``repeats`` times into fresh files; report medians.
 
     Why repeat: a tenth of the adds takes well under a second, so one run's ratio of two tenths
     is at the mercy of a noisy neighbour on the machine. The first run's store is kept for search.
     """
-    store, first = _timed_ingest(path, messages)
+    store, first = _timed_ingest(path, messages, scorer)
     runs = [first]
     for run in range(1, repeats):
-        again, timing = _timed_ingest(path.with_name(f"{path.stem}-again-{run}.json"), messages)
+        again, timing = _timed_ingest(path.with_name(f"{path.stem}-again-{run}.json"), messages, scorer)
         again.close()
         runs.append(timing)
     return store, {
@@ -218,12 +226,12 @@ def _ingest_one_by_one(path: Path, messages: list, repeats: int = 3) -> tuple[Js
     }
 
 
-def _timed_ingest(path: Path, messages: list) -> tuple[JsonVectorStore, dict]:
+def _timed_ingest(path: Path, messages: list, scorer: str) -> tuple[JsonVectorStore, dict]:
     """One ingest, one ``store.add`` (one file append) per message, timing each tenth."""
     bounds = [len(messages) * tenth // 10 for tenth in range(11)]
     gc.collect()  # start clean: a collection owed for earlier garbage must not land in the first tenth
     rss_before = _rss_bytes()
-    store = JsonVectorStore(path)
+    store = JsonVectorStore(path, scorer=scorer)
     tenths = []  # seconds for each tenth of the adds
     for start, stop in zip(bounds, bounds[1:]):
         begin = perf_counter()
@@ -260,14 +268,15 @@ def _ingest_peak_mb(path: Path, messages: list) -> float:
 
 
 # Run in a fresh interpreter, so the memory it reports is the loaded store's and nothing else's.
-_PROBE = "import sys; from v2_memory.evaluation.bench import _probe_reopen; _probe_reopen(sys.argv[1], sys.argv[2])"
+_PROBE = ("import sys; from v2_memory.evaluation.bench import _probe_reopen; "
+          "_probe_reopen(sys.argv[1], sys.argv[2], sys.argv[3])")
 
 
-def _probe_reopen(path: str, query: str) -> None:
+def _probe_reopen(path: str, query: str, scorer: str = "article") -> None:
     """Open the store, then search once per user (building every index); print what it cost."""
     before = _rss_bytes()
     start = perf_counter()
-    store = JsonVectorStore(path)
+    store = JsonVectorStore(path, scorer=scorer)
     opened = perf_counter()
     loaded = _rss_bytes()
     for user_id in store.users():
@@ -279,22 +288,23 @@ def _probe_reopen(path: str, query: str) -> None:
     }))
 
 
-def _reopen_in_subprocess(path: Path, query: str) -> dict:
+def _reopen_in_subprocess(path: Path, query: str, scorer: str) -> dict:
     package_parent = str(Path(__file__).resolve().parents[2])  # so the child imports this very copy
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-c", _PROBE, str(path), query], capture_output=True, text=True, env=env)
+    done = subprocess.run([sys.executable, "-c", _PROBE, str(path), query, scorer], capture_output=True, text=True,
+                          env=env)
     if done.returncode != 0:
         last_line = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"reopening {path} in a fresh process failed: {last_line}")
     return json.loads(done.stdout)
 
 
-def _whole_store(messages: list, records: list, calls: list) -> tuple[JsonVectorStore, list, list]:
+def _whole_store(messages: list, records: list, calls: list, scorer: str) -> tuple[JsonVectorStore, list, list]:
     """The same messages, records and queries, all moved to one user (see the module docstring).
 
     Record ids still match: both stores number their records from 1 in the same order.
     """
-    store = JsonVectorStore(None)
+    store = JsonVectorStore(None, scorer=scorer)
     with store.batch():
         for _, role, content in messages:
             store.add(WHOLE_STORE_USER, role, content)
@@ -311,7 +321,7 @@ def _bench_size(count: int, settings: BenchSettings, workdir: Path, agreement: _
         "mean": statistics.fmean(lengths), "min": min(lengths), "max": max(lengths)}}
     progress(f"{count:,} records: ingest one by one, in a batch, under tracemalloc")
     path = workdir / f"store-{count}.json"
-    store, result["ingest"] = _ingest_one_by_one(path, messages)
+    store, result["ingest"] = _ingest_one_by_one(path, messages, settings.scorer)
     result["ingest"]["batch_s"] = _ingest_batch(workdir / f"batch-{count}.json", messages)
     result["ingest"]["tracemalloc_peak_mb"] = _ingest_peak_mb(workdir / f"traced-{count}.json", messages)
     progress(f"{count:,} records: per-user search, index vs scan")
@@ -319,9 +329,9 @@ def _bench_size(count: int, settings: BenchSettings, workdir: Path, agreement: _
     result["per_user"] = _search_row(store, records, calls, settings, agreement, f"per-user, {count} records")
     store.close()
     progress(f"{count:,} records: reopen in a fresh process")
-    result["reopen"] = _reopen_in_subprocess(path, calls[0][1])
+    result["reopen"] = _reopen_in_subprocess(path, calls[0][1], settings.scorer)
     progress(f"{count:,} records: whole-store search, index vs scan")
-    whole = _whole_store(messages, records, calls)
+    whole = _whole_store(messages, records, calls, settings.scorer)
     result["whole_store"] = _search_row(*whole, settings, agreement, f"whole-store, {count} records")
     return result
 
@@ -398,7 +408,7 @@ def _agreement_line(agreement: dict) -> str:
 def format_report(report: dict[str, Any]) -> str:
     """The human-readable report: settings, search table, ingest and memory table, targets."""
     s = report["settings"]
-    lines = [f"v2_memory bench: {s['users']} users, top_k={s['top_k']}, seed {s['seed']}, {s['queries']} queries "
+    lines = [f"v2_memory bench: scorer {s['scorer']}, {s['users']} users, top_k={s['top_k']}, seed {s['seed']}, {s['queries']} queries "
              f"({s['scan_queries']} also scanned); Python {s['python']}, {s['cpus']} CPUs", report["whole_store_means"]]
     lines += [f"corpus {r['records']:,}: {r['tokens_per_message']['mean']:.1f} tokens per message "
               f"(min {r['tokens_per_message']['min']}, max {r['tokens_per_message']['max']})" for r in report["sizes"]]
@@ -456,6 +466,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="of those, how many also run the slow scan and are compared (default: 50)")
     parser.add_argument("--top-k", type=_positive_int, default=5, help="results per search (default: 5)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the corpus and the queries (default: 0)")
+    parser.add_argument("--scorer", choices=["article", "bm25"], default="article",
+                        help="the store's scorer, checked against its own brute-force scan (default: article)")
     parser.add_argument("--no-sklearn", dest="sklearn", action="store_false",
                         help="skip the scikit-learn reference row even when it is installed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
@@ -469,7 +481,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(f"error: folder for --out does not exist: {args.out.parent}", file=sys.stderr)
         return 2
     settings = BenchSettings(users=args.users, queries=args.queries, scan_queries=min(args.scan_queries, args.queries),
-                             top_k=args.top_k, seed=args.seed, sklearn=args.sklearn)
+                             top_k=args.top_k, seed=args.seed, sklearn=args.sklearn, scorer=args.scorer)
     try:
         report = run_benchmark(args.sizes, settings, lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
         if args.out is not None:

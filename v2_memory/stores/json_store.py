@@ -10,6 +10,20 @@ file is an append-only log (see ``record_log.py``) instead of a JSON file rewrit
     >>> _ = store.add("bob", "user", "记忆污染 阈值 Agent")
     >>> [(round(score, 3), record["content"]) for score, record in store.search("记忆污染 阈值 Agent", "alice")]
     [(0.354, '如何治理记忆污染')]
+
+The score is the article's cosine unless the store is given another scorer (``scoring.py``):
+``JsonVectorStore(path, scorer="bm25")``. The scorer is a choice made when the store is opened,
+like a threshold, not part of the file: the records are the same whichever scorer reads them, so
+the same file can be searched both ways (reopen it with the same scorer for the same answers).
+
+A record may carry ``index_text``: extra text it is found by, such as a conversation turn's
+neighbours, while a hit still returns the record itself.
+
+    >>> turns = JsonVectorStore(None, scorer="bm25")
+    >>> _ = turns.add("ann", "user", "Yes, it was amazing!", index_text="Did you like the Paris trip?")
+    >>> _ = turns.add("ann", "user", "My cat is called Tom.")
+    >>> [record["content"] for _, record in turns.search("trip to Paris", "ann", top_k=1)]
+    ['Yes, it was amazing!']
 """
 from __future__ import annotations
 
@@ -19,52 +33,56 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..messages import Hit
-from ..tokenizer import term_counts, vector_norm
+from ..scoring import Scorer, resolve_scorer
 from ..validation import check_threshold, check_top_k, require_scope, require_text
-from .index import UserIndex
+from .index import Bm25Index, UserIndex
 from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]
 
-RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id"})
+RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id", "index_text"})
 Scope = tuple  # (tenant_id or None, user_id): the boundary a search never crosses
 
 
 class _Partition:
-    """One user's records; the inverted index is built on first search, then kept up to date."""
+    """One user's records; the scorer's index (and its statistics) is built on first search, then
+    kept up to date."""
 
     __slots__ = ("records", "index")
 
     def __init__(self) -> None:
         self.records: list[dict[str, Any]] = []
-        self.index: UserIndex | None = None
+        self.index: UserIndex | Bm25Index | None = None
 
     def append(self, record: dict[str, Any]) -> None:
         self.records.append(record)
         if self.index is not None:
             self.index.add(record)
 
-    def searchable(self) -> UserIndex:
+    def searchable(self, scorer: Scorer) -> UserIndex | Bm25Index:
         if self.index is None:
-            self.index = UserIndex()
+            self.index = scorer.new_index()
             for record in self.records:
                 self.index.add(record)
         return self.index
 
 
 class JsonVectorStore:
-    """Per-user lexical-cosine store persisted as an append-only JSON Lines log.
+    """Per-user lexical store persisted as an append-only JSON Lines log.
 
     ``path=None`` keeps everything in memory. ``fsync=True`` makes every acknowledged add
     survive a power loss, at the cost of one disk flush per add (or per batch). ``read_only=True``
     opens an existing file for inspection: no lock, nothing written (adds and erasures raise).
+    ``scorer`` is ``"article"`` (the default: the article's TF cosine), ``"bm25"``, or a scorer
+    instance such as ``Bm25Scorer(k1=1.5)``; each user's index follows it.
 
     An optional ``tenant_id`` widens the boundary: the same user id under two tenants is two
     people, each with their own partition.
     """
 
     def __init__(self, path: Path | str | None = "memory_store.json", *, fsync: bool = False,
-                 read_only: bool = False) -> None:
+                 read_only: bool = False, scorer: str | Scorer | None = None) -> None:
+        self.scorer: Scorer = resolve_scorer(scorer)
         self._lock = threading.RLock()
         # (tenant_id, user_id) -> _Partition ; record_id -> record
         self._partitions: dict[Scope, _Partition] = {}
@@ -83,12 +101,23 @@ class JsonVectorStore:
 
     # -- the article's facade ------------------------------------------------------------------
     def add(
-        self, user_id: str, role: str, content: str, *, tenant_id: str | None = None, **metadata: Any
+        self, user_id: str, role: str, content: str, *, tenant_id: str | None = None,
+        index_text: str | None = None, **metadata: Any
     ) -> dict[str, Any]:
-        """Store one record and return a copy of it, with its new integer ``record_id``."""
+        """Store one record and return a copy of it, with its new integer ``record_id``.
+
+        ``index_text`` (optional) is indexed with ``content`` and kept in the record; a blank
+        string is the same as none.
+        """
         require_scope(user_id, tenant_id)
         require_text("role", role)
         require_text("content", content)
+        if index_text is not None and not isinstance(index_text, str):
+            raise TypeError(f"index_text must be a str or None, got {type(index_text).__name__}")
+        if index_text is not None and index_text.strip():
+            require_text("index_text", index_text)  # valid Unicode, before anything changes
+        else:
+            index_text = None
         clash = RESERVED_FIELDS.intersection(metadata)
         if clash:
             raise ValueError(f"metadata may not set reserved fields: {sorted(clash)}")
@@ -96,6 +125,8 @@ class JsonVectorStore:
             record = {"record_id": self._next_id, "user_id": user_id, "role": role, "content": content}
             if tenant_id is not None:
                 record["tenant_id"] = tenant_id
+            if index_text:
+                record["index_text"] = index_text
             record.update(metadata)
             line = encode_record(record)  # fails on non-JSON metadata before anything changes
             if self._pending is not None:
@@ -117,22 +148,37 @@ class JsonVectorStore:
         *,
         tenant_id: str | None = None,
     ) -> list[Hit]:
-        """That user's ``top_k`` records by cosine, score >= ``threshold`` when one is given.
+        """That user's ``top_k`` records by the store's scorer, score >= ``threshold`` when given.
 
-        Exactly what a brute-force scan with ``cosine_similarity`` returns, ties in insertion order.
+        Exactly what the scorer's brute-force scan over that user's records returns (``scoring.rank``),
+        ties in insertion order; with no threshold, records sharing no term fill up with score 0.0.
         """
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         scope = require_scope(user_id, tenant_id)
         check_top_k(top_k)
         threshold = check_threshold(threshold)
-        query_counts = term_counts(query)
         with self._lock:
             partition = self._partitions.get(scope)
             if partition is None:
                 return []
-            pairs = partition.searchable().search(query_counts, vector_norm(query_counts), top_k, threshold)
+            pairs = partition.searchable(self.scorer).search(query, top_k, threshold)
             return [Hit(score, dict(record)) for score, record in pairs]
+
+    def score(self, query: str, record_id: int) -> float | None:
+        """The score ``search`` gives this record for ``query`` (among its own user's records).
+
+        For callers that find a candidate another way (an exact identifier match) and must score
+        it as the store does. None when there is no such record.
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        with self._lock:
+            record = self._by_id.get(record_id)
+            if record is None:
+                return None
+            index = self._partitions[_record_scope(record)].searchable(self.scorer)
+            return index.scores(query).get(index.records.index(record), 0.0)
 
     def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> int:
         """Rewrite the file without the user's records, then drop them from memory.
