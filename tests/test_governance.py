@@ -355,3 +355,51 @@ def test_usage_counts_only_what_a_context_showed(memory):
         memory.build_context("记忆污染 阈值", session_id="s2")
     assert admission(memory, "记忆污染 阈值", shown).weight == 1.0  # in the window all along
     assert admission(memory, "记忆污染 阈值", other, session_id="s1").weight == 1.0  # rejected as other_session
+
+
+def test_a_terse_correction_is_recalled_through_the_memory_it_corrected(memory):
+    """"不是周三，是周四" shares nothing with "牙医预约 周几", but the memory it corrected does:
+    the correction is judged on that memory's similarity, and says so in ``recalled_via``."""
+    wednesday = memory.add(Message("user", "牙医预约在周三下午三点")).record_id
+    thursday = memory.add(Message("user", "不是周三，是周四")).record_id
+    explanation = memory.explain("牙医预约是周几")
+    assert [a.record_id for a in explanation.admitted] == [thursday]
+    assert explanation.admitted[0].recalled_via == wednesday
+    assert next(a for a in explanation if a.record_id == wednesday).reasons[0] == "superseded"
+
+
+def test_a_correction_naming_no_value_targets_the_same_topic(memory):
+    device = memory.add(Message("user", "我用安卓手机")).record_id
+    meeting = memory.add(Message("user", "周会定在每周一上午十点")).record_id
+    assert memory.add(Message("user", "更正：周会改到每周二上午十点")).supersedes == (meeting,)
+    assert [f.value for f in memory.facts(status="pending")] == ["安卓手机"]  # the device fact is untouched
+    assert memory.add(Message("user", "刚才说错了，应该是Mac")).supersedes == (device,)
+
+
+def test_saying_the_opposite_supersedes_the_earlier_declaration(memory):
+    likes = memory.add(Message("user", "我喜欢吃海鲜")).record_id
+    memory.confirm_fact("default", "likes")
+    result = memory.add(Message("user", "我现在不喜欢吃海鲜了"))
+    assert result.supersedes == (likes,) and result.fact["polarity"] == -1
+    assert all(a.record_id != likes for a in memory.explain("海鲜").admitted)
+
+
+def test_only_stop_words_in_common_is_not_relevance(memory):
+    """"the" and "is" make a 0.2-ish cosine between unrelated English sentences."""
+    record = memory.add(Message("user", "the movie is on the list")).record_id
+    assert admission(memory, "what is the weather", record).reasons == ("only_stop_words",)
+
+
+def test_an_exact_identifier_is_relevant_without_word_overlap(memory):
+    record = memory.add(Message("user", "JIRA-4521: login page times out on mobile")).record_id
+    found = admission(memory, "谁在跟 JIRA-4521", record)
+    assert found.admitted and found.exact and found.effective == pytest.approx(0.2)
+
+
+def test_a_pending_negation_may_enter_as_the_users_own_words(memory):
+    """It can only hold back; a pending positive claim ("我用安卓手机") may not."""
+    negative = memory.add(Message("user", "别给我推荐恐怖片")).record_id
+    positive = memory.add(Message("user", "我用安卓手机")).record_id
+    assert admission(memory, "推荐恐怖片", negative).admitted
+    assert "pending_fact" in admission(memory, "安卓手机", positive).reasons
+    assert "persona:recommend" not in memory.build_context("推荐恐怖片")  # the fact line waits for confirmation

@@ -11,6 +11,7 @@ to the *effective* score (similarity × weight). Rejections say why, with the nu
     unverified_model_output the model said it and no user confirmed it
     identifier_mismatch     the query names CS201; this memory does not
     below_threshold         its similarity alone is under the threshold
+    only_stop_words         it shares only words like "the", "is" with the query
     decayed                 similar enough, but time, disuse or conflict took its weight
     duplicate               it says what an admitted memory already says
     beyond_top_k            it passed, but top_k better memories came first
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Iterator, overload
 
+from ..analyzer import analyze
 from ..tokenizer import cosine_similarity
 from .decay import DecayRates, time_decay
 from .ledger import MemoryState
@@ -44,6 +46,8 @@ class Admission:
     reasons: tuple[str, ...] = ()
     duplicates: int = 0  # near-identical memories collapsed into this one
     duplicate_of: int | None = None
+    exact: bool = False  # names the query's identifier: relevant whatever the word overlap
+    recalled_via: int | None = None  # a correction, brought in by the memory it superseded
 
     @property
     def record_id(self) -> int:
@@ -57,6 +61,7 @@ class Admission:
             "effective": round(self.effective, digits), "threshold": self.threshold,
             "admitted": self.admitted, "reasons": list(self.reasons),
             "duplicates": self.duplicates, "duplicate_of": self.duplicate_of,
+            "exact": self.exact, "recalled_via": self.recalled_via,
         }
 
 
@@ -109,6 +114,7 @@ class ReadContext:
     session_status: Callable[[str], str] = lambda session_id: "unknown"
     task_state: Callable[[str], tuple[str, float]] = lambda task_id: ("unknown", 0.0)
     identifiers: dict[int, set[str]] = field(default_factory=dict)  # record_id -> its identifiers
+    query_terms: frozenset[str] = frozenset()  # the query's content words (``analyze``: no stop words)
 
 
 def _boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
@@ -150,15 +156,24 @@ def memory_weight(record: dict[str, Any], state: MemoryState, read: ReadContext)
 
 
 def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: ReadContext) -> Admission:
-    """Admit or reject one candidate, with every reason that applies."""
+    """Admit or reject one candidate, with every reason that applies.
+
+    Relevance is the similarity, except that a memory naming the query's identifier exactly is
+    relevant by that alone (its relevance is at least the threshold). A memory that shares only
+    stop words with the query ("the", "is", "what" ...) is not relevant, however it scores.
+    """
+    exact = bool(set(read.route.identifiers) & read.identifiers.get(record["record_id"], set()))
+    relevance = max(similarity, read.threshold) if exact else similarity
     weight = memory_weight(record, state, read)
-    effective = similarity * weight
+    effective = relevance * weight
     reasons = _boundary_reasons(record, state, read)
-    if similarity < read.threshold:
+    if relevance < read.threshold:
         reasons.append("below_threshold")
+    elif not exact and read.query_terms and read.query_terms.isdisjoint(analyze(record["content"])):
+        reasons.append("only_stop_words")
     elif effective < read.threshold and not reasons:
         reasons.append("decayed")  # only when nothing else explains the rejection
-    return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons))
+    return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons), exact=exact)
 
 
 def _same_text(text: str) -> str:

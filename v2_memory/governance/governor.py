@@ -17,11 +17,12 @@ from typing import Any, Callable
 
 from ..messages import Message, WriteResult
 from ..stores import VectorStore
+from ..analyzer import analyze
 from ..tokenizer import cosine_similarity
 from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
 from .decay import DecayRates
 from .ledger import Fact, Ledger, MemoryState, scope_key
-from .persona import Declaration, render_fact
+from .persona import Declaration, detect_declaration, render_fact
 from .policy import default_source, is_trusted
 from .router import route
 from .state import StateTracker
@@ -82,14 +83,26 @@ class Governor:
         supersedes = self._apply_correction(message, plan, record_id) if plan.correction else ()
         fact = None
         if plan.declaration is not None and self.policy.enabled:
-            key = scope_key(message.user_id, message.tenant_id)
-            fact = self.ledger.put_fact(key, plan.declaration, record_id, _iso(message)).to_dict()
+            fact, revoked = self._declare(message, plan.declaration, record_id)
+            supersedes += revoked
         stored_in = ("window",) if plan.isolated else ("window", "summary")
         stored_in += ("long_term",) if record_id is not None else ()
         stored_in += ("persona_facts",) if fact else ()
         result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
                              plan.reasons, tuple(f.to_dict() for f in plan.sensitive), fact, supersedes)
         return result, replace(message, content=plan.window_text)
+
+    def _declare(self, message: Message, declaration: Declaration, record_id: int | None) -> tuple[dict, tuple[int, ...]]:
+        """Record a persona declaration as a pending fact. Saying the opposite of an earlier one
+        ("我喜欢海鲜" → "我不喜欢海鲜了") supersedes the earlier message, as a correction would."""
+        key = scope_key(message.user_id, message.tenant_id)
+        before = self.ledger.fact(key, declaration.key, declaration.value)
+        fact = self.ledger.put_fact(key, declaration, record_id, _iso(message))
+        revoked = before is not None and before.polarity != declaration.polarity and before.record_id not in (None, record_id)
+        if revoked and record_id is not None:
+            self.ledger.supersede(before.record_id, record_id, self.policy.rates.conflict)
+            return fact.to_dict(), (before.record_id,)
+        return fact.to_dict(), ()
 
     def _plan(self, message: Message) -> WritePlan:
         if self.policy.enabled:
@@ -124,7 +137,9 @@ class Governor:
         for fact in self.ledger.supersede_facts_of(target["record_id"]):
             # The corrected value becomes a pending fact of the same kind and polarity
             # ("我用安卓" → "应该是Mac"; "我不吃香菜" → "不是香菜，是葱" is still a NOT).
-            self.ledger.put_fact(key, Declaration(fact.key, plan.correction.new_value, fact.polarity), record_id, _iso(message))
+            value = _corrected_value(fact.key, plan.correction.new_value)
+            if value is not None:
+                self.ledger.put_fact(key, Declaration(fact.key, value, fact.polarity), record_id, _iso(message))
         return (target["record_id"],)
 
     def _correction_target(self, message: Message, plan: WritePlan, record_id: int | None) -> dict[str, Any] | None:
@@ -140,57 +155,110 @@ class Governor:
         if wrong:
             named = [r for r in earlier if wrong.casefold() in r["content"].casefold()]
             return named[-1] if named else None
-        # "刚才说错了" names no value: it means the latest fact the user stated in their last few
-        # messages, or else simply their latest message.
+        # No wrong value named. "更正：周会改到周二" is about the message on the same topic: the
+        # recent one sharing most of the correction's content words (at least 30 % of them).
+        terms = set(analyze(plan.correction.new_value)) if plan.correction else set()
+        overlap = [(len(terms & set(analyze(r["content"]))) / len(terms), i) for i, r in enumerate(earlier[-10:])] if terms else []
+        best = max(overlap, default=(0.0, 0))
+        if best[0] >= 0.3:
+            return earlier[-10:][best[1]]
+        # "刚才说错了，应该是Mac" shares nothing: it means the latest fact the user stated in their
+        # last few messages, or else simply their latest message.
         recent = earlier[-5:]
-        stated = self.ledger.fact_status_of(r["record_id"] for r in recent)
-        declared = [r for r in recent if stated.get(r["record_id"]) in ("pending", "confirmed")]
+        stated = self.ledger.facts_of(r["record_id"] for r in recent)
+        declared = [r for r in recent if r["record_id"] in stated and stated[r["record_id"]].status != "superseded"]
         return (declared or recent or [None])[-1]
 
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, scope: Scope, *, threshold: float, top_k: int, session_id: str | None = None,
                 task_id: str | None = None, domain: str | None = None) -> Explanation:
         """Judge every candidate for ``query`` in ``scope``; no side effects."""
-        tenant_id, user_id = scope
         decision = route(query)
-        pool = max(self.policy.candidate_pool, 5 * top_k)
-        hits = self.store.search(query, user_id, pool, 1e-12, tenant_id=tenant_id)
-        candidates = {hit.record["record_id"]: (hit.score, hit.record) for hit in hits}
+        # Step 1: candidates — lexical hits, plus (exact route) every memory naming the identifier.
+        candidates = self._candidates(query, scope, decision.identifiers, max(self.policy.candidate_pool, 5 * top_k))
         if not self.policy.enabled:
             admissions = [Admission(r, s, 1.0, s, threshold, s >= threshold, () if s >= threshold else ("below_threshold",))
                           for s, r in candidates.values()]
             return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)))
-        key = scope_key(user_id, tenant_id)
-        for record_id in self.ledger.records_with(key, decision.identifiers):
-            record = self.store.get(record_id)
-            # subtle: ledger ids point into the store; check the owner, never trust the id alone.
-            if record_id not in candidates and record is not None and _owner(record) == scope:
-                candidates[record_id] = (cosine_similarity(query, record["content"]), record)
         read = ReadContext(
             threshold, self.clock(), self.policy.rates, decision, session_id, task_id, domain,
             session_status=lambda sid: self.state.session_status(scope, sid),
             task_state=lambda tid: self._task_state(scope, tid),
             identifiers=self.ledger.identifiers_of(candidates) if decision.identifiers else {},
+            query_terms=frozenset(analyze(query)),
         )
-        states = self.ledger.states(candidates)
-        fact_status = self.ledger.fact_status_of(candidates)
-        rates = self.policy.rates
-        admissions = [self._judge(score, record, states.get(rid) or default_state(record, rates), fact_status.get(rid), read)
-                      for rid, (score, record) in candidates.items()]
+        # Step 2: judge each one; a corrected memory that matched brings in its correction.
+        admissions = self._recall_corrections(self._judge_all(candidates, read), scope, read)
+        # Step 3: best first, duplicates collapsed, optionally diversified, cut to top_k.
         admissions.sort(key=lambda a: (not a.admitted, -a.effective, a.record_id))
         if self.policy.dedup:
             admissions = collapse_duplicates(admissions)
         if self.policy.mmr_lambda is not None:
             admissions = mmr_order(admissions, self.policy.mmr_lambda)
-        facts = tuple(f.to_dict() for f in self.ledger.facts(key, status="confirmed"))
+        facts = tuple(f.to_dict() for f in self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed"))
         return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)), facts)
 
+    def _candidates(self, query: str, scope: Scope, identifiers: tuple[str, ...], pool: int) -> dict[int, tuple[float, dict]]:
+        tenant_id, user_id = scope
+        hits = self.store.search(query, user_id, pool, 1e-12, tenant_id=tenant_id)
+        candidates = {hit.record["record_id"]: (hit.score, hit.record) for hit in hits}
+        if self.policy.enabled:
+            for record_id in self.ledger.records_with(scope_key(user_id, tenant_id), identifiers):
+                record = self.store.get(record_id)
+                # subtle: ledger ids point into the store; check the owner, never trust the id alone.
+                if record_id not in candidates and record is not None and _owner(record) == scope:
+                    candidates[record_id] = (self._similarity(query, record), record)
+        return candidates
+
+    def _similarity(self, query: str, record: dict[str, Any]) -> float:
+        """An identifier match's score as the store's own scorer gives it (the article's cosine for
+        a store that cannot say)."""
+        score = getattr(self.store, "score", lambda query, record_id: None)(query, record["record_id"])
+        return score if score is not None else cosine_similarity(query, record["content"])
+
+    def _judge_all(self, candidates: dict[int, tuple[float, dict]], read: ReadContext) -> list[Admission]:
+        states = self.ledger.states(candidates)
+        facts = self.ledger.facts_of(candidates)
+        rates = self.policy.rates
+        return [self._judge(score, record, states.get(rid) or default_state(record, rates), facts.get(rid), read)
+                for rid, (score, record) in candidates.items()]
+
+    def _recall_corrections(self, admissions: list[Admission], scope: Scope, read: ReadContext) -> list[Admission]:
+        """"不是周三，是周四" shares no word with "我哪天去看牙医", but the memory it corrected may:
+        when a superseded memory is relevant, its correction is judged on that relevance too (or on
+        its own similarity, if higher) — in the corrected memory's place, marked ``recalled_via``."""
+        states = self.ledger.states(a.record_id for a in admissions if "superseded" in a.reasons)
+        by_id = {a.record_id: i for i, a in enumerate(admissions)}
+        result = list(admissions)
+        for admission in admissions:
+            successor = states[admission.record_id].superseded_by if admission.record_id in states else None
+            if successor is None or admission.similarity < read.threshold:
+                continue
+            record = self.store.get(successor)
+            if record is None or _owner(record) != scope:
+                continue
+            own = result[by_id[successor]].similarity if successor in by_id else 0.0
+            state = self.ledger.states([successor]).get(successor) or default_state(record, self.policy.rates)
+            judged = self._judge(max(own, admission.similarity), record, state,
+                                 self.ledger.facts_of([successor]).get(successor), read)
+            judged = replace(judged, recalled_via=admission.record_id if admission.similarity > own else None)
+            if successor in by_id:
+                result[by_id[successor]] = judged
+            else:
+                by_id[successor] = len(result)
+                result.append(judged)
+        return result
+
     @staticmethod
-    def _judge(score: float, record: dict[str, Any], state: MemoryState, fact: str | None, read: ReadContext) -> Admission:
+    def _judge(score: float, record: dict[str, Any], state: MemoryState, fact: Fact | None, read: ReadContext) -> Admission:
         admission = judge(score, record, state, read)
-        # A declaration reaches prompts only as a confirmed fact, by reference (persona:key);
-        # a declaration whose fact a newer one replaced is stale.
-        reason = {"pending": "pending_fact", "confirmed": "shown_as_fact", "superseded": "superseded"}.get(fact or "")
+        # A declaration reaches prompts as a confirmed fact, by reference (persona:key), and a
+        # declaration whose fact a newer one replaced is stale. A *negative* declaration still
+        # waiting for confirmation may enter as the user's own words: it can only hold back.
+        reason = None
+        if fact is not None:
+            reason = {"pending": None if fact.polarity < 0 else "pending_fact", "confirmed": "shown_as_fact",
+                      "superseded": "superseded"}.get(fact.status)
         if reason and reason not in admission.reasons:
             admission = replace(admission, admitted=False, reasons=admission.reasons + (reason,))
         return admission
@@ -248,6 +316,15 @@ class Governor:
         if message.domain == "task":
             return message.task_id == task_id
         return True
+
+
+def _corrected_value(key: str, new_value: str) -> str | None:
+    """The fact value a correction gives: "我用的是iPhone 14" → "iPhone 14" for the device; a short
+    bare value ("Mac", "葱") as it is; None for a long sentence that is no value of that key."""
+    declaration = detect_declaration(new_value)
+    if declaration is not None and declaration.key == key:
+        return declaration.value
+    return new_value if len(new_value) <= 20 else None
 
 
 def _owner(record: dict[str, Any]) -> Scope:

@@ -258,9 +258,18 @@ class Ledger:
             self._db.execute("UPDATE facts SET status = 'superseded' WHERE record_id = ?", (record_id,))
         return [Fact(*row) for row in rows]
 
-    def fact_status_of(self, record_ids: Iterable[int]) -> dict[int, str]:
-        """record_id -> status of the fact that record declared (only records that declared one)."""
-        return dict(self._rows_in("SELECT record_id, status FROM facts WHERE record_id IN ({marks})", record_ids))
+    def facts_of(self, record_ids: Iterable[int]) -> dict[int, Fact]:
+        """record_id -> the fact that record declared (only records that declared one)."""
+        rows = self._rows_in("SELECT key, value, polarity, status, record_id, created_at FROM facts "
+                             "WHERE record_id IN ({marks})", record_ids)
+        return {row[4]: Fact(*row) for row in rows}
+
+    def fact(self, scope: str, key: str, value: str) -> Fact | None:
+        """The scope's fact for (key, value), if any."""
+        with self._lock:
+            row = self._db.execute("SELECT key, value, polarity, status, record_id, created_at FROM facts "
+                                   "WHERE scope = ? AND key = ? AND value = ?", (scope, key, value)).fetchone()
+        return Fact(*row) if row else None
 
     def facts(self, scope: str, *, key: str | None = None, status: str | None = None) -> list[Fact]:
         sql = "SELECT key, value, polarity, status, record_id, created_at FROM facts WHERE scope = ?"

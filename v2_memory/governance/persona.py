@@ -29,17 +29,18 @@ class Declaration:
 
 
 _LEAD = r"^(?:请?记住|记一下|(?:please\s+)?remember(?:\s+that)?)?[:：,，]?\s*(?:以后|今后|from now on,?)?\s*"
+_ADVERB = r"(?:现在|已经|再也|也|真的|一直|从来|其实)?"  # "我现在不喜欢…", "我已经不吃…"
 _PRONOUNS = {"你", "您", "他", "她", "它", "你们", "他们", "you", "him", "her", "it", "them", "this", "that"}
 # (pattern, key, polarity) — first match wins, so negative forms come before positive ones.
 _RULES: list[tuple[re.Pattern[str], str, int]] = [
-    (re.compile(_LEAD + r"我(?:不吃|不能吃|从不吃|从来不吃|吃不了|忌口)(?P<v>.+)$"), "diet", -1),
+    (re.compile(_LEAD + r"我" + _ADVERB + r"(?:不吃|不能吃|从不吃|从来不吃|吃不了|忌口)(?P<v>.+)$"), "diet", -1),
     (re.compile(_LEAD + r"我(?P<v>吃素|是素食者?)$"), "diet", +1),
     (re.compile(_LEAD + r"我对(?P<v>.+?)过敏$"), "allergy", -1),
     (re.compile(_LEAD + r"(?:请)?(?:别|不要|请勿|不用|请不要)(?:再)?(?:给我)?推荐(?P<v>.+)$"), "recommend", -1),
-    (re.compile(_LEAD + r"我(?:不喜欢|讨厌|不爱)(?P<v>.+)$"), "likes", -1),
-    (re.compile(_LEAD + r"我(?:喜欢|爱)(?P<v>.+)$"), "likes", +1),
+    (re.compile(_LEAD + r"我" + _ADVERB + r"(?:不喜欢|讨厌|不爱)(?P<v>.+)$"), "likes", -1),
+    (re.compile(_LEAD + r"我" + _ADVERB + r"(?:喜欢|爱)(?P<v>.+)$"), "likes", +1),
     (re.compile(_LEAD + r"我是(?P<v>[A-Za-z][\w .+-]*|[\u4e00-\u9fff]{2,8})用户$"), "platform", +1),
-    (re.compile(_LEAD + r"我(?:用|使用|在用)(?![了过着餐])(?P<v>.{2,})$"), "device", +1),
+    (re.compile(_LEAD + r"我" + _ADVERB + r"(?:用|使用|在用)(?![了过着餐])(?P<v>.{2,})$"), "device", +1),
     (re.compile(_LEAD + r"我叫(?![个了辆一车])(?P<v>\S{1,10})$"), "name", +1),
     (re.compile(_LEAD + r"i\s+(?:don'?t|do\s+not|never|can'?t)\s+eat\s+(?P<v>.+)$", re.I), "diet", -1),
     (re.compile(_LEAD + r"i\s*(?:'m|\s+am)\s+(?:a\s+)?(?P<v>vegetarian|vegan)$", re.I), "diet", +1),
@@ -53,6 +54,7 @@ _RULES: list[tuple[re.Pattern[str], str, int]] = [
 ]
 _TRAILING = "。.!！~～ ，,;；了的"
 _QUESTION = re.compile(r"[?？]|吗$|呢$")
+_TIME_WORDS = re.compile(r"\s+(?:any\s?more|now|these days|nowadays|at all)$|了$", re.I)
 _CLAUSE_END = re.compile(r"[，,;；。]|但|\bbut\b", re.I)  # a value ends where its clause does
 
 
@@ -74,6 +76,7 @@ def detect_declaration(text: str) -> Declaration | None:
         if match:
             value = match.group("v") or match.groupdict().get("w") or ""
             value = _CLAUSE_END.split(value, maxsplit=1)[0].strip().strip(_TRAILING).strip()
+            value = _TIME_WORDS.sub("", value).strip()  # "horror movies anymore" is "horror movies"
             if 0 < len(value) <= 30 and value.casefold() not in _PRONOUNS:
                 return Declaration(key, value, polarity)
             return None  # "我喜欢你" is a remark about someone, not a fact about the speaker
