@@ -6,6 +6,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 from v2_memory.cli import build_parser
 from v2_memory.main import print_report, run_demo
 
@@ -46,3 +48,43 @@ def test_every_cli_command_is_in_the_readme():
     commands = next(a for a in parser._actions if a.dest == "command").choices
     for name in commands:
         assert f"python -m v2_memory {name}" in README or f"v2-memory {name}" in README, name
+
+
+def _code_blocks() -> list[str]:
+    """The README's fenced blocks without a language tag (program output), in order."""
+    blocks, current, tag = [], None, None
+    for line in README.splitlines():
+        if line.startswith("```"):
+            if current is None:
+                current, tag = [], line[3:]
+            else:
+                if not tag:
+                    blocks.append("\n".join(current))
+                current = None
+        elif current is not None:
+            current.append(line)
+    return blocks
+
+
+def test_the_pollution_tables_in_the_readme_are_current(capsys):
+    from v2_memory.cli import main as cli
+
+    assert cli(["eval", "pollution"]) == 0
+    printed = capsys.readouterr().out
+    block = next(b for b in _code_blocks() if b.startswith("strategy (all queries)"))
+    for chunk in block.strip().split("\n\n"):
+        assert chunk in printed, chunk[:60]
+
+
+LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "locomo_dev.json"
+
+
+@pytest.mark.skipif(not LOCOMO.exists(), reason="the LoCoMo dev file is not next to the repository")
+def test_the_locomo_tables_in_the_readme_are_current(capsys):
+    from v2_memory.cli import main as cli
+
+    assert cli(["eval", "locomo", str(LOCOMO), "--compare"]) == 0
+    printed = capsys.readouterr().out
+    block = next(b for b in _code_blocks() if b.startswith("scorer article"))
+    for chunk in block.strip().split("\n\n"):
+        assert chunk in printed, chunk[:60]

@@ -13,6 +13,7 @@ from . import main as demo
 from .commands import COMMANDS
 from .errors import V2MemoryError
 from .evaluation import bench
+from .evaluation import eval_command as evaluation
 
 __all__ = ["main", "build_parser"]
 
@@ -30,6 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser = commands.add_parser("bench", help=bench.DESCRIPTION, description=bench.DESCRIPTION, epilog=bench.EPILOG)
     bench.add_arguments(bench_parser)
     bench_parser.set_defaults(run=bench.run_from_args)
+    eval_parser = commands.add_parser("eval", help=evaluation.DESCRIPTION, description=evaluation.DESCRIPTION,
+                                      epilog=evaluation.EPILOG)
+    evaluation.add_arguments(eval_parser)
     for name, (summary, example, add_arguments, run) in COMMANDS.items():
         command = commands.add_parser(name, help=summary, description=summary, epilog=f"example: {example}")
         add_arguments(command)
