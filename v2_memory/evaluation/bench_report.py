@@ -1,0 +1,69 @@
+"""The benchmark's report: the numbers ``bench.run_benchmark`` measured, as tables or JSON.
+
+Two tables (search latency; ingest, memory and reopening), one line on whether the index and the
+brute-force scan agreed, and the targets with PASS/FAIL.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..tables import format_table
+
+__all__ = ["format_report"]
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "n/a" if value is None else f"{value:,.{digits}f}"
+
+
+def _search_rows(result: dict) -> list[list[str]]:
+    rows = []
+    for key, label in (("per_user", "per-user"), ("whole_store", "whole-store")):
+        row = result[key]
+        sklearn = _num(row["sklearn"]["median_ms"]) if row["sklearn"] else "-"
+        rows.append([f"{label} {result['records']:,}", _num(row["index"]["median_ms"]), _num(row["index"]["p95_ms"]),
+                     _num(row["scan"]["median_ms"], 2), _num(row["scan"]["p95_ms"], 2), f"{row['speedup']:,.0f}x",
+                     sklearn, _num(row["first_search_all_users_s"])])
+    return rows
+
+
+def _memory_row(result: dict) -> list[str]:
+    ingest, reopen = result["ingest"], result["reopen"]
+    return [f"{result['records']:,}", _num(ingest["one_by_one_s"], 2), _num(ingest["batch_s"], 2),
+            _num(ingest["last_to_first_tenth"], 2), _num(ingest["tracemalloc_peak_mb"], 1),
+            _num(ingest["rss_growth_mb"], 1), _num(ingest["file_mb"], 1), _num(reopen["open_s"], 2),
+            _num(reopen["first_search_all_users_s"], 2), _num(reopen["rss_growth_after_load_mb"], 1),
+            _num(reopen["rss_growth_mb"], 1)]
+
+
+def _agreement_line(agreement: dict) -> str:
+    if agreement["identical"]:
+        return f"identical results: yes ({agreement['queries']} scanned queries compared, per-user and whole-store, every size)"
+    miss = agreement["first_mismatch"]
+    return (f"identical results: NO; first mismatch ({miss['where']}, {miss['user_id']}, query {miss['query']!r}):\n"
+            f"  index (score, record_id): {miss['index']}\n  scan  (score, record_id): {miss['scan']}")
+
+
+def format_report(report: dict[str, Any]) -> str:
+    """The human-readable report: settings, search table, ingest and memory table, targets."""
+    s = report["settings"]
+    lines = [f"v2_memory bench: scorer {s['scorer']}, {s['users']} users, top_k={s['top_k']}, seed {s['seed']}, {s['queries']} queries "
+             f"({s['scan_queries']} also scanned); Python {s['python']}, {s['cpus']} CPUs", report["whole_store_means"]]
+    lines += [f"corpus {r['records']:,}: {r['tokens_per_message']['mean']:.1f} tokens per message "
+              f"(min {r['tokens_per_message']['min']}, max {r['tokens_per_message']['max']})" for r in report["sizes"]]
+    lines += [""] + format_table(
+        ["search (ms)", "index med", "index p95", "scan med", "scan p95", "speedup", "sklearn med", "1st search s"],
+        [row for result in report["sizes"] for row in _search_rows(result)])
+    lines += [""] + format_table(
+        ["records", "add 1-by-1 s", "batch s", "last/first 10%", "tracemalloc MB", "RSS +MB", "file MB",
+         "reopen s", "1st search s", "loaded +MB", "indexed +MB"], [_memory_row(result) for result in report["sizes"]])
+    lines += [
+        "  add 1-by-1: one store.add (one file append) per message, median of 3 runs; batch: inside store.batch();",
+        "  tracemalloc: peak Python allocations while adding; RSS +MB: resident growth while adding;",
+        "  reopen .. indexed +MB: a fresh process opens the file, then searches once per user (building each index).",
+    ]
+    lines += ["", _agreement_line(report["identical_results"]), ""] + format_table(
+        [f"target ({report['targets_on_records']:,} records)", "value", "target", "result"],
+        [[t["name"], f"{_num(t['value'], 2)} {t['unit']}", f"{t['op']} {t['limit']:g} {t['unit']}",
+          "n/a" if t["passed"] is None else "PASS" if t["passed"] else "FAIL"] for t in report["targets"]])
+    return "\n".join(lines)
