@@ -199,7 +199,7 @@ def test_index_returns_exactly_the_brute_force_ranking(scorer, first, later, que
             assert _as_pairs(got) == _as_pairs(expected)
             assert all(0.0 <= score <= 1.0 for score, _ in got)
             # One record's score, as an identifier match asks for it, is the score search gives it.
-            assert all(store.score(query, record["record_id"]) == score for score, record in got)
+            assert all(store.score(query, record["record_id"], user) == score for score, record in got)
 
 
 @_SETTINGS
@@ -224,13 +224,15 @@ def test_another_users_records_never_change_a_users_scores(mine, theirs, query, 
     assert before == after
 
 
-def test_score_of_one_record_needs_the_record():
+def test_score_of_one_record_needs_the_record_and_its_owner():
     store = JsonVectorStore(None, scorer="bm25")
     store.add("u", "user", "apple pie")
     store.add("u", "user", "banana")
-    assert store.score("apple", 2) == 0.0 and store.score("apple", 1) > 0 and store.score("apple", 99) is None
+    assert store.score("apple", 2, "u") == 0.0 and store.score("apple", 1, "u") > 0
+    assert store.score("apple", 99, "u") is None
+    assert store.score("apple", 1, "someone-else") is None  # never across the user boundary
     with pytest.raises(TypeError):
-        store.score(None, 1)  # type: ignore[arg-type]
+        store.score(None, 1, "u")  # type: ignore[arg-type]
 
 
 def test_indexed_text_joins_content_and_index_text():

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["analyze", "stem", "STOP_WORDS"]
+__all__ = ["analyze", "stem", "STOP_WORDS", "FUNCTION_BIGRAMS"]
 
 # Ideographs (the basic block, extension A, compatibility ideographs) and Japanese kana: written
 # without spaces, so they are cut into bigrams rather than split into words.
@@ -48,6 +48,14 @@ our ours ourselves out over own re s same shan she should shouldn so some such t
 theirs them themselves then there these they this those through to too under until up ve very was
 wasn we were weren what when where which while who whom why will with won would wouldn y you your
 yours yourself yourselves also yeah yes oh ok okay hey hi
+""".split())
+
+# Chinese bigrams that carry grammar, not topic ("我的猫" and "我的快递" share only 我的). Not
+# dropped by ``analyze`` (BM25 weighs them down by itself); admission uses them to ask whether a
+# memory shares any *content* word with a query.
+FUNCTION_BIGRAMS = frozenset("""
+我的 你的 他的 她的 它的 我们 你们 他们 什么 怎么 这个 那个 一个 一下 可以 就是 还是 不是 是不 是什
+有没 没有 的是 了吗 是的 有点 一些 哪个 哪里 为什 么样
 """.split())
 
 _VOWELS = set("aeiouy")

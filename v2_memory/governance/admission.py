@@ -24,7 +24,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Iterator, overload
 
-from ..analyzer import analyze
+from ..analyzer import FUNCTION_BIGRAMS, analyze
+from ..scoring import indexed_text
 from ..tokenizer import cosine_similarity
 from .decay import DecayRates, time_decay
 from .ledger import MemoryState
@@ -46,7 +47,8 @@ class Admission:
     reasons: tuple[str, ...] = ()
     duplicates: int = 0  # near-identical memories collapsed into this one
     duplicate_of: int | None = None
-    exact: bool = False  # names the query's identifier: relevant whatever the word overlap
+    exact: bool = False  # names the query's identifier: fully relevant whatever the word overlap
+    relevance: float | None = None  # what the threshold saw before weight: similarity, or 1.0 if exact
     recalled_via: int | None = None  # a correction, brought in by the memory it superseded
 
     @property
@@ -62,6 +64,7 @@ class Admission:
             "admitted": self.admitted, "reasons": list(self.reasons),
             "duplicates": self.duplicates, "duplicate_of": self.duplicate_of,
             "exact": self.exact, "recalled_via": self.recalled_via,
+            "relevance": round(self.relevance if self.relevance is not None else self.similarity, digits),
         }
 
 
@@ -155,25 +158,35 @@ def memory_weight(record: dict[str, Any], state: MemoryState, read: ReadContext)
     return state.weight * time_decay(read.rates, domain, written, read.now, completion)
 
 
-def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: ReadContext) -> Admission:
+def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: ReadContext, *,
+          recalled: bool = False) -> Admission:
     """Admit or reject one candidate, with every reason that applies.
 
     Relevance is the similarity, except that a memory naming the query's identifier exactly is
-    relevant by that alone (its relevance is at least the threshold). A memory that shares only
-    stop words with the query ("the", "is", "what" ...) is not relevant, however it scores.
+    fully relevant (relevance 1.0: the exact match is the evidence). The threshold applies to the
+    effective score, relevance × weight. A memory that shares only function words with the query
+    ("the", "is", "我的" ...) is not relevant, however it scores — unless it was ``recalled``
+    through the memory it corrected, which is the point of recalling it.
     """
     exact = bool(set(read.route.identifiers) & read.identifiers.get(record["record_id"], set()))
-    relevance = max(similarity, read.threshold) if exact else similarity
+    relevance = 1.0 if exact else similarity
     weight = memory_weight(record, state, read)
     effective = relevance * weight
     reasons = _boundary_reasons(record, state, read)
     if relevance < read.threshold:
         reasons.append("below_threshold")
-    elif not exact and read.query_terms and read.query_terms.isdisjoint(analyze(record["content"])):
+    elif not (exact or recalled) and read.query_terms and not _shares_content(read.query_terms, record):
         reasons.append("only_stop_words")
     elif effective < read.threshold and not reasons:
         reasons.append("decayed")  # only when nothing else explains the rejection
-    return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons), exact=exact)
+    return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons),
+                     exact=exact, relevance=relevance)
+
+
+def _shares_content(query_terms: frozenset[str], record: dict[str, Any]) -> bool:
+    """At least one content word (not a stop word, not a function bigram like 我的) in common,
+    counting the text the record is indexed by."""
+    return not (query_terms - FUNCTION_BIGRAMS).isdisjoint(analyze(indexed_text(record)))
 
 
 def _same_text(text: str) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Correction", "detect_correction"]
+__all__ = ["Correction", "detect_correction", "value_kinds"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,9 @@ _RULES = [
     re.compile(r"^(?:actually|sorry|oops|wait)?,?\s*i\s+mean(?:t)?\s+(?!to\b)(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>.+))?$", re.I),
     re.compile(r"^actually,?\s+(?:it'?s|it\s+is)\s+(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>.+))?$", re.I),
     re.compile(r"^(?:correction|to\s+correct\s+myself)[:,]\s*(?P<new>.+)$", re.I),
+    re.compile(r"^(?:sorry,?\s*)?i\s+(?:got\s+(?:that|it)\s+wrong|was\s+wrong|made\s+a\s+mistake)[:,.;]?\s*"
+               r"(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>[^,.]+))?$", re.I),
+    re.compile(r"^no,?\s+wait[,.:]?\s*(?P<new>.+?)(?:,?\s+not\s+(?P<wrong>[^,.]+))?$", re.I),
     re.compile(r"^(?:no|sorry),?\s+(?:it'?s|it\s+is)\s+(?P<new>.+?),?\s+not\s+(?P<wrong>.+)$", re.I),
 ]
 _TRAILING = "。.!！ ，,"
@@ -61,3 +64,24 @@ def detect_correction(text: str) -> Correction | None:
             if new:
                 return Correction(new, wrong)
     return None
+
+
+# Kinds of value a correction can carry, so "actually, Friday" finds the message that had a day in it.
+_KINDS = {
+    "day": re.compile(r"周[一二三四五六日天]|星期.|礼拜.|今天|明天|后天|昨天|\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
+                      r"(?:day)?\b|\b(?:today|tomorrow|yesterday|weekend)\b", re.I),
+    "time": re.compile(r"\d{1,2}\s*[:：点]\s*\d{0,2}|\d\s*(?:am|pm)\b|上午|下午|晚上|早上|中午|\b(?:noon|morning|evening)\b", re.I),
+    "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{4}-\d{1,2}-\d{1,2}|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d", re.I),
+    "number": re.compile(r"\d|[一二三四五六七八九十两]+(?:个|天|楼|层|次|人|点)"),
+}
+
+
+def value_kinds(text: str) -> set[str]:
+    """The kinds of value ``text`` mentions: day, time, date, number.
+
+    >>> sorted(value_kinds("Friday at three")), sorted(value_kinds("牙医预约在周三下午三点"))
+    (['day'], ['day', 'number', 'time'])
+    >>> value_kinds("iPhone")
+    set()
+    """
+    return {kind for kind, pattern in _KINDS.items() if pattern.search(text)}

@@ -22,6 +22,8 @@ from ..tokenizer import cosine_similarity
 from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
 from .decay import DecayRates
 from .ledger import Fact, Ledger, MemoryState, scope_key
+from .corrections import value_kinds
+from .identifiers import extract_identifiers
 from .persona import Declaration, detect_declaration, render_fact
 from .policy import default_source, is_trusted
 from .router import route
@@ -94,12 +96,13 @@ class Governor:
 
     def _declare(self, message: Message, declaration: Declaration, record_id: int | None) -> tuple[dict, tuple[int, ...]]:
         """Record a persona declaration as a pending fact. Saying the opposite of an earlier one
-        ("我喜欢海鲜" → "我不喜欢海鲜了") supersedes the earlier message, as a correction would."""
+        ("我喜欢海鲜" → "我不喜欢海鲜了"), or the same again, supersedes the earlier message."""
         key = scope_key(message.user_id, message.tenant_id)
         before = self.ledger.fact(key, declaration.key, declaration.value)
         fact = self.ledger.put_fact(key, declaration, record_id, _iso(message))
-        revoked = before is not None and before.polarity != declaration.polarity and before.record_id not in (None, record_id)
-        if revoked and record_id is not None:
+        # The fact now points at the newest statement; the earlier one (said again, or revoked)
+        # must not linger as a plain memory beside it.
+        if before is not None and before.record_id not in (None, record_id) and record_id is not None:
             self.ledger.supersede(before.record_id, record_id, self.policy.rates.conflict)
             return fact.to_dict(), (before.record_id,)
         return fact.to_dict(), ()
@@ -148,6 +151,8 @@ class Governor:
                    if r.get("source") == "user_input" and r["record_id"] != record_id]
         states = self.ledger.states(r["record_id"] for r in earlier)
         earlier = [r for r in earlier if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
+        # A correction stays within its task (a task's memory is never another task's), and prefers its session.
+        earlier = [r for r in earlier if r.get("task_id") == message.task_id]
         if message.session_id is not None:
             same_session = [r for r in earlier if r.get("session_id") == message.session_id]
             earlier = same_session or earlier
@@ -162,9 +167,14 @@ class Governor:
         best = max(overlap, default=(0.0, 0))
         if best[0] >= 0.3:
             return earlier[-10:][best[1]]
-        # "刚才说错了，应该是Mac" shares nothing: it means the latest fact the user stated in their
-        # last few messages, or else simply their latest message.
+        # No words in common ("应该是Mac", "actually, I meant Friday"): among the last few messages,
+        # the latest holding the same kind of value (a day for "Friday"); for a bare name ("Mac"),
+        # the latest stated fact; else simply the previous message.
         recent = earlier[-5:]
+        kinds = value_kinds(plan.correction.new_value) if plan.correction else set()
+        if kinds:
+            same_kind = [r for r in recent if kinds & value_kinds(r["content"])]
+            return (same_kind or recent or [None])[-1]
         stated = self.ledger.facts_of(r["record_id"] for r in recent)
         declared = [r for r in recent if r["record_id"] in stated and stated[r["record_id"]].status != "superseded"]
         return (declared or recent or [None])[-1]
@@ -184,7 +194,7 @@ class Governor:
             threshold, self.clock(), self.policy.rates, decision, session_id, task_id, domain,
             session_status=lambda sid: self.state.session_status(scope, sid),
             task_state=lambda tid: self._task_state(scope, tid),
-            identifiers=self.ledger.identifiers_of(candidates) if decision.identifiers else {},
+            identifiers=self._identifiers(candidates) if decision.identifiers else {},
             query_terms=frozenset(analyze(query)),
         )
         # Step 2: judge each one; a corrected memory that matched brings in its correction.
@@ -213,8 +223,19 @@ class Governor:
     def _similarity(self, query: str, record: dict[str, Any]) -> float:
         """An identifier match's score as the store's own scorer gives it (the article's cosine for
         a store that cannot say)."""
-        score = getattr(self.store, "score", lambda query, record_id: None)(query, record["record_id"])
+        scorer = getattr(self.store, "score", None)
+        score = scorer(query, record["record_id"], record["user_id"], tenant_id=record.get("tenant_id")) if scorer else None
         return score if score is not None else cosine_similarity(query, record["content"])
+
+    def _identifiers(self, candidates: dict[int, tuple[float, dict]]) -> dict[int, set[str]]:
+        """Each candidate's identifiers: from the ledger, or read from the text when the ledger has
+        no row for it (written without governance, or just before a crash)."""
+        found = self.ledger.identifiers_of(candidates)
+        registered = self.ledger.states(candidates)
+        for rid, (_, record) in candidates.items():
+            if rid not in registered:
+                found[rid] = set(extract_identifiers(record["content"]))
+        return found
 
     def _judge_all(self, candidates: dict[int, tuple[float, dict]], read: ReadContext) -> list[Admission]:
         states = self.ledger.states(candidates)
@@ -226,32 +247,39 @@ class Governor:
     def _recall_corrections(self, admissions: list[Admission], scope: Scope, read: ReadContext) -> list[Admission]:
         """"不是周三，是周四" shares no word with "我哪天去看牙医", but the memory it corrected may:
         when a superseded memory is relevant, its correction is judged on that relevance too (or on
-        its own similarity, if higher) — in the corrected memory's place, marked ``recalled_via``."""
-        states = self.ledger.states(a.record_id for a in admissions if "superseded" in a.reasons)
-        by_id = {a.record_id: i for i, a in enumerate(admissions)}
+        its own, if higher) — marked ``recalled_via``. Chains (A corrected by B, B by C) are followed."""
         result = list(admissions)
-        for admission in admissions:
-            successor = states[admission.record_id].superseded_by if admission.record_id in states else None
-            if successor is None or admission.similarity < read.threshold:
-                continue
-            record = self.store.get(successor)
+        by_id = {a.record_id: i for i, a in enumerate(result)}
+        # Only a corrected memory that is really about the query (content words in common) speaks for its correction.
+        queue = [a for a in result if "superseded" in a.reasons and a.similarity >= read.threshold
+                 and "only_stop_words" not in a.reasons]
+        while queue:
+            corrected = queue.pop(0)
+            state = self.ledger.states([corrected.record_id]).get(corrected.record_id)
+            successor = state.superseded_by if state is not None else None
+            record = self.store.get(successor) if successor is not None else None
             if record is None or _owner(record) != scope:
                 continue
             own = result[by_id[successor]].similarity if successor in by_id else 0.0
-            state = self.ledger.states([successor]).get(successor) or default_state(record, self.policy.rates)
-            judged = self._judge(max(own, admission.similarity), record, state,
-                                 self.ledger.facts_of([successor]).get(successor), read)
-            judged = replace(judged, recalled_via=admission.record_id if admission.similarity > own else None)
+            judged = self._judge(max(own, corrected.similarity), record, self._state_of(record),
+                                 self.ledger.facts_of([successor]).get(successor), read, recalled=True)
+            judged = replace(judged, recalled_via=corrected.record_id if corrected.similarity > own else None)
             if successor in by_id:
                 result[by_id[successor]] = judged
             else:
                 by_id[successor] = len(result)
                 result.append(judged)
+            if "superseded" in judged.reasons and judged.record_id != corrected.record_id:
+                queue.append(judged)
         return result
 
+    def _state_of(self, record: dict[str, Any]) -> MemoryState:
+        return self.ledger.states([record["record_id"]]).get(record["record_id"]) or default_state(record, self.policy.rates)
+
     @staticmethod
-    def _judge(score: float, record: dict[str, Any], state: MemoryState, fact: Fact | None, read: ReadContext) -> Admission:
-        admission = judge(score, record, state, read)
+    def _judge(score: float, record: dict[str, Any], state: MemoryState, fact: Fact | None, read: ReadContext,
+               recalled: bool = False) -> Admission:
+        admission = judge(score, record, state, read, recalled=recalled)
         # A declaration reaches prompts as a confirmed fact, by reference (persona:key), and a
         # declaration whose fact a newer one replaced is stale. A *negative* declaration still
         # waiting for confirmation may enter as the user's own words: it can only hold back.

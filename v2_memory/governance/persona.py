@@ -83,12 +83,24 @@ def detect_declaration(text: str) -> Declaration | None:
     return None
 
 
+# How a negative fact reads, per key: said so that it cannot be misread as its opposite.
+_NEGATIVE = {
+    "allergy": "{value} (过敏，必须避免 / allergic: avoid it)",
+    "diet": "NOT {value} (不吃 / does not eat it)",
+    "likes": "NOT {value} (不喜欢 / dislikes it)",
+    "recommend": "NOT {value} (用户明确拒绝 / the user said no)",
+}
+
+
 def render_fact(key: str, value: str, polarity: int) -> str:
     """A fact as a context line that cannot be misread as its opposite.
 
     >>> render_fact("recommend", "咖啡", -1)
     'persona:recommend = NOT 咖啡 (用户明确拒绝 / the user said no)'
+    >>> render_fact("allergy", "花生", -1)
+    'persona:allergy = 花生 (过敏，必须避免 / allergic: avoid it)'
     """
     if polarity < 0:
-        return f"persona:{key} = NOT {value} (用户明确拒绝 / the user said no)"
+        template = _NEGATIVE.get(key, "NOT {value} (用户明确拒绝 / the user said no)")
+        return f"persona:{key} = " + template.format(value=value)
     return f"persona:{key} = {value}"
