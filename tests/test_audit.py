@@ -125,3 +125,31 @@ def test_the_next_writer_repairs_a_torn_tail_instead_of_burying_it(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert AuditLog(tmp_path).writes() == [event(1), event(2)]
+
+
+def test_forget_finds_reads_that_showed_only_a_clipped_summary_snippet(tmp_path, clock):
+    """The summary clips each message to 40 characters, so the forgotten text is not in the
+    context verbatim; the read log lists the record ids a context showed, and those are matched."""
+    long = "My therapist Dr Zhang says my panic attacks started in spring"
+    with MemoryManager(window_size=1, store_path=tmp_path / "memory_store.json", clock=clock) as memory:
+        secret = memory.add(Message("user", long)).record_id
+        memory.add(Message("user", "weather is fine"))
+        memory.build_context("weather")  # the summary shows a clipped snippet of the secret
+        memory.forget("default", secret)
+    reads = (tmp_path / "memory_store.reads.jsonl").read_bytes()
+    assert b"therapist" not in reads and b"panic" not in reads
+
+
+def test_erasure_also_drops_a_torn_tail_holding_the_users_text(tmp_path, clock):
+    with MemoryManager(store_path=tmp_path / "memory_store.json", clock=clock) as memory:
+        memory.add(Message("user", "guest lives at 12 Elm Street", "guest"))
+        memory.add(Message("user", "hello", "alice"))
+        memory.build_context("hello", "alice")
+    with open(tmp_path / "memory_store.reads.jsonl", "ab") as handle:
+        handle.write('{"kind":"read","user_id":"guest","query":"12 Elm Street'.encode())  # killed mid-append
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TornLogLineWarning)
+        with MemoryManager(store_path=tmp_path / "memory_store.json", clock=clock) as memory:
+            memory.erase_user("guest")
+    for path in tmp_path.glob("*.jsonl"):
+        assert b"Elm Street" not in path.read_bytes(), path

@@ -40,7 +40,7 @@ def test_health_reports_every_metric_with_its_rule(demo_store, capsys):
     names = [m["name"] for m in report["metrics"]]
     assert names == ["pollution_rate", "decay_efficiency", "cross_domain_leakage", "unverified_low_confidence",
                      "negated_stored_positive", "persona_writes_per_user_hour", "high_weight_share",
-                     "ended_sessions_holding_state"]
+                     "ended_sessions_holding_state", "model_output_as_user_input"]
     assert all(m["rule"] and m["status"] in ("ok", "warn", "bad", "n/a") for m in report["metrics"])
     assert main(["health", "--store", str(demo_store)]) == 0
     assert "pollution_rate" in capsys.readouterr().out
@@ -99,3 +99,33 @@ def test_the_readme_quotes_what_diff_prints(demo_store, capsys):
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert printed in readme.splitlines()
     assert "memory(0.314×1.00): assistant: ReLU" in readme
+
+
+def test_health_sees_the_polluted_integration(demo_store, capsys):
+    """pollution_rate counts writes labelled llm_response; the demo's polluted session labels the
+    model's replies user_input, which only this metric sees: 4 replies."""
+    report = run_json(capsys, "health", "--store", str(demo_store), "--json")
+    metric = next(m for m in report["metrics"] if m["name"] == "model_output_as_user_input")
+    assert (metric["value"], metric["status"]) == (4, "bad")
+
+
+def test_inspect_asks_whose_session_when_it_is_shared(tmp_path, capsys):
+    from v2_memory import MemoryManager, Message
+
+    with MemoryManager(store_path=tmp_path / "memory_store.json") as memory:
+        memory.add(Message("user", "alice 的工资条", "alice", session_id="s1"))
+        memory.add(Message("user", "bob 的报销单", "bob", tenant_id="t2", session_id="s1"))
+    assert main(["inspect", "--store", str(tmp_path), "--session-id", "s1"]) == 1
+    assert "several users" in capsys.readouterr().err
+    turns = run_json(capsys, "inspect", "--store", str(tmp_path), "--session-id", "s1", "--user-id", "alice", "--json")
+    assert [w["content"] for t in turns for w in t["writes"]] == ["alice 的工资条"]
+    with pytest.raises(SystemExit):  # argparse refuses --window 0 (it used to show every turn)
+        main(["inspect", "--store", str(tmp_path), "--session-id", "s1", "--window", "0"])
+
+
+def test_erase_user_refuses_an_unknown_user_and_writes_nothing(tmp_path, capsys):
+    run_demo(out_dir=tmp_path)
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+    assert main(["erase-user", "--store", str(tmp_path), "nobody", "--yes"]) == 1
+    assert "nothing was erased" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before

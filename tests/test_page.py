@@ -327,7 +327,7 @@ def test_health_panel_shows_every_metric_with_its_rule_and_status(demo_dir, demo
 
     cards = demo_dom.by_id("health-metrics").by_class("metric")
     assert [(c.attrs["data-name"], c.attrs["data-status"]) for c in cards] == [(m["name"], m["status"]) for m in health["metrics"]]
-    assert len(cards) == 8
+    assert len(cards) == len(health["metrics"]) == 9
     for card, metric in zip(cards, health["metrics"]):
         assert card.by_class("metric-shown")[0].text == metric["shown"]
         assert card.by_class("metric-rule")[0].text == "规则 rule: " + metric["rule"]

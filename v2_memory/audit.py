@@ -26,7 +26,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from .errors import StoreCorruptError, StorePathError
 from .files import append_whole, atomic_write_bytes, open_private_append
@@ -96,6 +96,11 @@ class _JsonlFile:
             self._rotate()
         with open_private_append(self.path) as handle:
             append_whole(handle, line, fsync=self.fsync)
+
+    def remove_stale_temp_files(self) -> None:
+        """A crash during a rewrite can leave a temp file behind; it may hold erased text."""
+        for stale in self.path.parent.glob(f".{self.path.stem}*{self.path.suffix}.*.tmp"):
+            stale.unlink(missing_ok=True)
 
     def _drop_torn_tail(self) -> None:
         # subtle: a line cut short by a crash must go before we append, or it would end up in the
@@ -188,12 +193,13 @@ class AuditLog:
 
     def forget(self, record_id: int, content: str) -> tuple[int, list[Path]]:
         """Remove the events that hold one forgotten record's text: its write, and every read that
-        had it as a candidate or showed it in a context (the recent window included)."""
+        had it as a candidate or showed it (window, summary snippet or memory: the ``shown`` ids)."""
         text = _safe(content) or content
 
         def mentions(event: AuditEvent) -> bool:
             if event.kind == "read":
-                return (any(c.get("record_id") == record_id for c in event.data.get("candidates", []))
+                return (record_id in event.data.get("shown", [])
+                        or any(c.get("record_id") == record_id for c in event.data.get("candidates", []))
                         or text in (event.data.get("context") or ""))
             return event.data.get("record_id") == record_id
         return self.remove(mentions)
@@ -207,10 +213,14 @@ class AuditLog:
                 removed += len(events) - len(kept)
                 self._memory[name] = kept
             for log in self._logs.values():
+                log.remove_stale_temp_files()
                 for path in log.files():
+                    # subtle: a torn last line is skipped by reading, but its bytes are still on
+                    # disk (and may be the very text being erased): rewriting drops them too.
+                    torn = not path.read_bytes().endswith(b"\n") and path.stat().st_size > 0
                     events = list(_read_file(path))
                     kept = [e for e in events if not doomed(e)]
-                    if len(kept) != len(events):
+                    if len(kept) != len(events) or torn:
                         atomic_write_bytes(path, b"".join(_encode(e) for e in kept))
                         removed += len(events) - len(kept)
                         rewritten.append(path)
@@ -237,7 +247,7 @@ def write_event(message: Any, result: Any) -> AuditEvent:
 
 
 def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_scope: Mapping[str, Any],
-               call: str, context: str | None = None) -> AuditEvent:
+               call: str, context: str | None = None, shown: Sequence[int] = ()) -> AuditEvent:
     """A read-log event: the route, every candidate's numbers and verdict, and the context size."""
     candidates = [
         {"record_id": a.record_id, "content": _safe(a.record.get("content")), "source": a.record.get("source"),
@@ -248,7 +258,8 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
     ]
     data: dict[str, Any] = {"call": call, "query": _safe(explanation.query), "route": explanation.route.to_dict(),
                             "task_id": read_scope.get("task_id"), "domain": read_scope.get("domain"),
-                            "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted]}
+                            "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted],
+                            "shown": sorted(set(shown))}
     if context is not None:
         data.update(context=_safe(context), context_chars=len(context), context_tokens=len(tokenize(context)))
     return AuditEvent("read", time, scope[1], scope[0], read_scope.get("session_id"), data)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from .audit import AuditEvent
 from .health import health_report
-from .inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_turns
+from .inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
 from .manager import MemoryManager
 from .tables import clip, format_table
 
@@ -36,20 +36,29 @@ def _store_argument(parser: argparse.ArgumentParser) -> None:
 def _inspect_arguments(parser: argparse.ArgumentParser) -> None:
     _store_argument(parser)
     parser.add_argument("--session-id", required=True, help="the session to look at")
-    parser.add_argument("--window", type=int, default=5, help="how many of the latest turns (default: 5)")
+    parser.add_argument("--user-id", help="whose session, when several users share the session id")
+    parser.add_argument("--tenant-id", help="the user's tenant, if any")
+    parser.add_argument("--window", type=_positive, default=5, help="how many of the latest turns (default: 5)")
     parser.add_argument("--json", action="store_true", help="print the turns as JSON")
 
 
 def _inspect(args: argparse.Namespace) -> int:
     with open_store_dir(args.store) as opened:
-        turns = session_turns(opened.audit.writes(), opened.audit.reads(), args.session_id, args.window)
+        events, reads = opened.audit.writes(), opened.audit.reads()
+    owners = session_owners(events, args.session_id)
+    owner = (args.tenant_id, args.user_id) if args.user_id else owners[0] if len(owners) == 1 else None
+    if owner is None and owners:
+        raise ValueError(f"session {args.session_id!r} has several users ({', '.join(u for _, u in owners)}); "
+                         "pass --user-id")
+    if not owners:
+        known = ", ".join(f"{sid} ({', '.join(u for _, u in who)})" for sid, who in sessions(events).items()) or "none"
+        raise ValueError(f"no session {args.session_id!r} in the logs; sessions there: {known}")
+    turns = session_turns(events, reads, args.session_id, args.window, owner)
     if args.json:
         _print_json([turn.to_dict() for turn in turns])
         return 0
-    if not turns:
-        print(f"session {args.session_id!r}: nothing in the logs")
-        return 0
-    print(f"session {args.session_id} — last {len(turns)} turn(s)")
+    print(f"session {args.session_id} of user {owner[1]!r}" + (f" (tenant {owner[0]!r})" if owner[0] else "")
+          + f" — last {len(turns)} turn(s)")
     for turn in turns:
         _print_turn(turn)
     return 0
@@ -57,13 +66,15 @@ def _inspect(args: argparse.Namespace) -> int:
 
 def _print_turn(turn: Turn) -> None:
     print(f"\n== turn {turn.index}")
-    rows = [[str(w.data.get("record_id") or "-"), w.kind if w.kind != "write" else str(w.data.get("source")),
+    rows = [[str(w.data.get("record_id") or "-"), str(w.data.get("role") or ""),
+             w.kind if w.kind != "write" else str(w.data.get("source")),
              "yes" if w.data.get("verified") else "no" if w.kind == "write" else "", _weight(w.data.get("weight")),
              clip(", ".join(w.data.get("reasons", [])) or _detail(w), 40), clip(w.data.get("content") or "", 40)]
             for w in turn.writes]
     if rows:
         print("writes:")
-        print("\n".join(format_table(["record", "source", "verified", "weight", "reasons", "content"], rows, "rllrll")))
+        print("\n".join(format_table(["record", "role", "source", "verified", "weight", "reasons", "content"], rows,
+                                     "rlllrll")))
     if turn.read is None:
         print("(no response yet)")
         return
@@ -81,6 +92,13 @@ def _print_turn(turn: Turn) -> None:
         print(f"  + {clip(line, 100)}")
     for line in turn.removed:
         print(f"  - {clip(line, 100)}")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
 
 
 def _weight(value: Any) -> str:
@@ -164,8 +182,11 @@ def _erase(args: argparse.Namespace) -> int:
         print("error: erase-user cannot be undone; add --yes to erase", file=sys.stderr)
         return 2
     path = args.store / STORE_FILE if args.store.is_dir() else args.store
-    if not path.exists():
-        raise FileNotFoundError(f"no store at {path}")
+    with open_store_dir(path) as opened:  # read-only first: an unknown user must change nothing
+        known = opened.store.records(args.user_id, tenant_id=args.tenant_id) or any(
+            e.user_id == args.user_id and e.tenant_id == args.tenant_id for e in opened.audit.writes())
+    if not known:
+        raise ValueError(f"no memory of user {args.user_id!r} in {path}; nothing was erased")
     with MemoryManager(store_path=path) as manager:
         receipt = manager.erase_user(args.user_id, tenant_id=args.tenant_id)
     if args.json:
@@ -176,6 +197,10 @@ def _erase(args: argparse.Namespace) -> int:
     print("\n".join(format_table(["track", "removed"], rows)))
     for file in receipt.files_rewritten:
         print(f"rewrote {file}")
+    traces = [p.name for p in (path.parent / "trace.json", path.parent / "trace.js") if p.exists()]
+    if traces:
+        print(f"note: {' and '.join(traces)} here were written by the demo, not the library's tracks; "
+              "they may still quote this user: delete them or run the demo again")
     return 0
 
 

@@ -14,6 +14,9 @@ Each metric has a value, the counts behind it, and a status decided by a stated 
     high_weight_share            records with weight > 0.9 / records            ok <= 80 %, else bad ("decay is not working")
     ended_sessions_holding_state sessions whose memory was admitted after the   ok 0, else bad
                                  session ended
+    model_output_as_user_input   writes by an assistant role labelled as user    ok 0, else bad
+                                 input, a knowledge base or a tool (an
+                                 integration trusting the model's words)
 
 A metric with nothing to count (no writes yet) has status ``n/a``. Weights are read at ``now``:
 base × usage × conflict from the ledger, times time decay by domain (task completion taken from
@@ -29,6 +32,7 @@ from typing import Any, Iterable, Sequence
 
 from .audit import AuditEvent
 from .governance.decay import DecayRates, time_decay
+from .governance.governor import default_state
 from .governance.ledger import MemoryState
 
 __all__ = ["Metric", "HealthReport", "health_report"]
@@ -149,6 +153,17 @@ def persona_writes_per_user_hour(writes: Sequence[AuditEvent]) -> Metric:
                   "ok <= 3, bad above: most persona facts one user wrote within 60 minutes", worst)
 
 
+_MODEL_ROLES = {"assistant", "ai", "model"}
+
+
+def model_output_as_user_input(writes: Sequence[AuditEvent]) -> Metric:
+    """The write-side bug pollution_rate cannot see: model output labelled as trusted input."""
+    mislabelled = sum(1 for e in writes if str(e.data.get("role", "")).lower() in _MODEL_ROLES
+                      and e.data.get("source") != "llm_response")
+    return _zero("model_output_as_user_input", mislabelled,
+                 "ok 0: writes by an assistant role stored as user input, knowledge base or tool")
+
+
 def ended_sessions_holding_state(writes: Sequence[AuditEvent], reads: Sequence[AuditEvent]) -> Metric:
     ended = {(e.tenant_id, e.user_id, e.session_id): e.time for e in writes if e.kind == "end_session"}
     holding = set()
@@ -172,7 +187,7 @@ def current_weights(records: Iterable[dict[str, Any]], states: dict[int, MemoryS
             completion[(e.tenant_id, e.user_id, e.data.get("task_id"))] = 1.0 if e.kind == "finish_task" else e.data["completion"]
     weights = []
     for record in records:
-        state = states.get(record["record_id"], MemoryState())
+        state = states.get(record["record_id"]) or default_state(record, rates)
         written = datetime.fromisoformat(record["created_at"]) if "created_at" in record else now
         done = completion.get((record.get("tenant_id"), record["user_id"], record.get("task_id")), 0.0)
         weights.append(state.weight * time_decay(rates, record.get("domain"), written, now, done))
@@ -194,4 +209,5 @@ def health_report(records: list[dict[str, Any]], states: dict[int, MemoryState],
         persona_writes_per_user_hour(writes),
         high_weight_share(weights),
         ended_sessions_holding_state(events, reads),
+        model_output_as_user_input(writes),
     ))

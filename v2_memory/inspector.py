@@ -20,7 +20,8 @@ from .errors import StorePathError
 from .governance.ledger import Ledger
 from .stores import JsonVectorStore
 
-__all__ = ["Inspection", "open_store_dir", "Turn", "session_turns", "SessionDiff", "diff_sessions", "STORE_FILE"]
+__all__ = ["Inspection", "open_store_dir", "Turn", "sessions", "session_owners", "session_turns", "SessionDiff",
+           "diff_sessions", "STORE_FILE"]
 
 STORE_FILE = "memory_store.json"
 
@@ -78,11 +79,32 @@ class Turn:
                 "context_diff": {"added": list(self.added), "removed": list(self.removed)}}
 
 
+def session_owners(events: Sequence[AuditEvent], session_id: str) -> list[tuple[str | None, str]]:
+    """The (tenant, user) pairs that wrote in a session — normally one."""
+    return list(dict.fromkeys((e.tenant_id, e.user_id) for e in events if e.session_id == session_id and e.user_id))
+
+
+def sessions(events: Sequence[AuditEvent]) -> dict[str, list[tuple[str | None, str]]]:
+    """Every session id in the write log, with who wrote in it."""
+    found: dict[str, list[tuple[str | None, str]]] = {}
+    for e in events:
+        if e.session_id and e.user_id and (e.tenant_id, e.user_id) not in found.setdefault(e.session_id, []):
+            found[e.session_id].append((e.tenant_id, e.user_id))
+    return found
+
+
+def _owned(event: AuditEvent, session_id: str, owner: tuple[str | None, str] | None) -> bool:
+    return event.session_id == session_id and (owner is None or (event.tenant_id, event.user_id) == owner)
+
+
 def session_turns(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], session_id: str,
-                  window: int = 5) -> list[Turn]:
-    """The last ``window`` turns of a session. A turn ends with a ``build_context`` read."""
-    writes = [e for e in events if e.session_id == session_id]
-    responses = [r for r in reads if r.session_id == session_id and r.data.get("call") == "build_context"]
+                  window: int = 5, owner: tuple[str | None, str] | None = None) -> list[Turn]:
+    """The last ``window`` turns of a session (of ``owner`` = (tenant, user), when session ids are
+    shared across users). A turn ends with a ``build_context`` read."""
+    if window < 1:
+        raise ValueError(f"window must be >= 1, got {window}")
+    writes = [e for e in events if _owned(e, session_id, owner)]
+    responses = [r for r in reads if _owned(r, session_id, owner) and r.data.get("call") == "build_context"]
     timeline = sorted([(e.time, 0, e) for e in writes] + [(r.time, 1, r) for r in responses], key=lambda t: t[:2])
     turns: list[Turn] = []
     pending: list[AuditEvent] = []
@@ -165,7 +187,14 @@ def _read_difference(n: int, a: AuditEvent | None, b: AuditEvent | None) -> str 
 
 
 def diff_sessions(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], session_a: str, session_b: str) -> SessionDiff:
-    """Line two sessions up, write by write and read by read, and list where they differ."""
+    """Line two sessions up, write by write and read by read, and list where they differ.
+
+    Each session must belong to one user (a session id shared by two users is ambiguous)."""
+    owners = {sid: session_owners(events, sid) for sid in (session_a, session_b)}
+    for sid, found in owners.items():
+        if len(found) > 1:
+            raise ValueError(f"session {sid!r} has several users ({', '.join(u for _, u in found)}); it cannot be diffed")
+
     def writes_of(sid: str) -> list[AuditEvent]:
         return [e for e in events if e.kind == "write" and e.session_id == sid]
 

@@ -210,7 +210,7 @@ class MemoryManager:
         with self._lock:
             explanation = self.explain(query, user_id, top_k, **read_scope)
             self.governor.record_usage(explanation)
-            self._log_read(explanation, user_id, read_scope, "retrieve")
+            self._log_read(explanation, user_id, read_scope, "retrieve", shown=[a.record_id for a in explanation.admitted])
             return [Hit(a.similarity, dict(a.record)) for a in explanation.admitted]
 
     def retrieve_without_threshold(self, query: str, user_id: str = "default", top_k: int = 3, *,
@@ -245,11 +245,13 @@ class MemoryManager:
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
             self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
-            # similarity × weight: the threshold was applied to their product, the effective score.
-            parts.extend(f"memory({a.similarity:.3f}×{a.weight:.2f}): {a.record['role']}: {a.record['content']}"
+            # relevance × weight: the threshold was applied to their product, the effective score.
+            parts.extend(f"memory({a.relevance:.3f}×{a.weight:.2f}): {a.record['role']}: {a.record['content']}"
                          for a in fresh)
             context = "\n".join(parts)
-            self._log_read(explanation, user_id, read_scope, "build_context", context)
+            shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in summary.covers if rid is not None]
+            self._log_read(explanation, user_id, read_scope, "build_context", context,
+                           shown=shown + [a.record_id for a in fresh])
             return context
 
     def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
@@ -329,10 +331,12 @@ class MemoryManager:
             self.audit.log_write(AuditEvent(kind, self._now().isoformat(), user_id, tenant_id, session_id, data))
 
     def _log_read(self, explanation: Explanation, user_id: str, read_scope: dict[str, Any], call: str,
-                  context: str | None = None) -> None:
+                  context: str | None = None, *, shown: list[int]) -> None:
+        """Log a read; ``shown`` lists every record whose text the result holds (window, summary,
+        memories), so forgetting one record can find every log line that quotes it."""
         if self.audit is not None:
             scope = (read_scope.get("tenant_id"), user_id)
-            self.audit.log_read(read_event(explanation, self._now().isoformat(), scope, read_scope, call, context))
+            self.audit.log_read(read_event(explanation, self._now().isoformat(), scope, read_scope, call, context, shown))
 
     def close(self) -> None:
         """Release the store's file lock and the ledger's connection."""

@@ -11,7 +11,7 @@ changing, as long as it returns a new ``Summary`` that adds ``record_id`` to ``c
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Hashable, Protocol, runtime_checkable
 
 from .messages import Message
 
@@ -66,20 +66,20 @@ class ExtractiveSummarizer:
 
 
 class SummaryTrack:
-    """One ``Summary`` per user, folded by a shared summarizer."""
+    """One ``Summary`` per scope — a ``(tenant_id, user_id)`` pair — folded by a shared summarizer."""
 
     def __init__(self, summarizer: Summarizer | None = None) -> None:
         self.summarizer = summarizer if summarizer is not None else ExtractiveSummarizer()
-        self._summaries: dict[str, Summary] = {}  # user_id -> Summary
+        self._summaries: dict[Hashable, Summary] = {}  # (tenant_id, user_id) -> Summary
 
-    def fold(self, user_id: str, message: Message, record_id: int) -> None:
+    def fold(self, user_id: Hashable, message: Message, record_id: int | None) -> None:
         current = self._summaries.get(user_id, Summary())
         self._summaries[user_id] = self.summarizer.fold(current, message, record_id)
 
-    def get(self, user_id: str) -> Summary:
+    def get(self, user_id: Hashable) -> Summary:
         return self._summaries.get(user_id, Summary())
 
-    def rebuild(self, user_id: str, covered: list[tuple[int, Message]]) -> None:
+    def rebuild(self, user_id: Hashable, covered: list[tuple[int, Message]]) -> None:
         """Refold a user's summary from scratch over ``covered`` (e.g. all but a forgotten record)."""
         summary = Summary()
         for record_id, message in covered:
@@ -89,10 +89,10 @@ class SummaryTrack:
         else:
             self._summaries.pop(user_id, None)
 
-    def erase(self, user_id: str) -> int:
+    def erase(self, user_id: Hashable) -> int:
         """Drop the user's summary; return how many messages it covered."""
         summary = self._summaries.pop(user_id, None)
         return len(summary.covers) if summary is not None else 0
 
-    def users(self) -> list[str]:
+    def users(self) -> list[Hashable]:
         return list(self._summaries)

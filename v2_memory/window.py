@@ -6,6 +6,7 @@ window (and into a summary everybody reads). Here each user has a window of thei
 from __future__ import annotations
 
 from collections import deque
+from typing import Hashable
 
 from .messages import Message
 
@@ -13,7 +14,8 @@ __all__ = ["RecentWindow"]
 
 
 class RecentWindow:
-    """Per-user windows of ``(record_id, message)``; ``push`` returns what fell out."""
+    """Windows of ``(record_id, message)`` per scope — a ``(tenant_id, user_id)`` pair; ``push``
+    returns what fell out. ``record_id`` is None for a message kept out of the long-term store."""
 
     def __init__(self, size: int = 4) -> None:
         if not isinstance(size, int) or isinstance(size, bool):
@@ -21,9 +23,9 @@ class RecentWindow:
         if size < 1:
             raise ValueError(f"window_size must be >= 1, got {size}")
         self.size = size
-        self._windows: dict[str, deque[tuple[int, Message]]] = {}  # user_id -> deque
+        self._windows: dict[Hashable, deque[tuple[int | None, Message]]] = {}  # (tenant_id, user_id) -> deque
 
-    def push(self, user_id: str, record_id: int, message: Message) -> list[tuple[int, Message]]:
+    def push(self, user_id: Hashable, record_id: int | None, message: Message) -> list[tuple[int, Message]]:
         """Add a message to the user's window; return the entries that no longer fit, oldest first."""
         window = self._windows.setdefault(user_id, deque())
         window.append((record_id, message))
@@ -32,15 +34,15 @@ class RecentWindow:
             expired.append(window.popleft())
         return expired
 
-    def entries(self, user_id: str) -> list[tuple[int, Message]]:
+    def entries(self, user_id: Hashable) -> list[tuple[int, Message]]:
         """The user's window as ``(record_id, message)`` pairs, oldest first (record_id None: not stored)."""
         return list(self._windows.get(user_id, ()))
 
-    def messages(self, user_id: str) -> list[Message]:
+    def messages(self, user_id: Hashable) -> list[Message]:
         """The user's window, oldest first."""
         return [message for _, message in self._windows.get(user_id, ())]
 
-    def remove(self, user_id: str, record_id: int) -> bool:
+    def remove(self, user_id: Hashable, record_id: int) -> bool:
         """Drop one entry by record id; True if it was there."""
         window = self._windows.get(user_id)
         if not window:
@@ -50,9 +52,9 @@ class RecentWindow:
         self._windows[user_id] = kept
         return removed
 
-    def erase(self, user_id: str) -> int:
+    def erase(self, user_id: Hashable) -> int:
         """Drop the user's window; return how many messages it held."""
         return len(self._windows.pop(user_id, ()))
 
-    def users(self) -> list[str]:
+    def users(self) -> list[Hashable]:
         return list(self._windows)

@@ -49,6 +49,10 @@ class Admission:
     duplicate_of: int | None = None
     exact: bool = False  # names the query's identifier: fully relevant whatever the word overlap
     relevance: float | None = None  # what the threshold saw before weight: similarity, or 1.0 if exact
+
+    def __post_init__(self) -> None:
+        if self.relevance is None:
+            object.__setattr__(self, "relevance", self.similarity)
     recalled_via: int | None = None  # a correction, brought in by the memory it superseded
 
     @property
@@ -64,7 +68,7 @@ class Admission:
             "admitted": self.admitted, "reasons": list(self.reasons),
             "duplicates": self.duplicates, "duplicate_of": self.duplicate_of,
             "exact": self.exact, "recalled_via": self.recalled_via,
-            "relevance": round(self.relevance if self.relevance is not None else self.similarity, digits),
+            "relevance": round(self.relevance, digits),
         }
 
 

@@ -187,8 +187,8 @@ class Governor:
         # Step 1: candidates — lexical hits, plus (exact route) every memory naming the identifier.
         candidates = self._candidates(query, scope, decision.identifiers, max(self.policy.candidate_pool, 5 * top_k))
         if not self.policy.enabled:
-            admissions = [Admission(r, s, 1.0, s, threshold, s >= threshold, () if s >= threshold else ("below_threshold",))
-                          for s, r in candidates.values()]
+            admissions = [Admission(r, s, 1.0, s, threshold, s >= threshold, () if s >= threshold else ("below_threshold",),
+                                    relevance=s) for s, r in candidates.values()]
             return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)))
         read = ReadContext(
             threshold, self.clock(), self.policy.rates, decision, session_id, task_id, domain,
