@@ -17,7 +17,8 @@ like a threshold, not part of the file: the records are the same whichever score
 the same file can be searched both ways (reopen it with the same scorer for the same answers).
 
 A record may carry ``index_text``: extra text it is found by, such as a conversation turn's
-neighbours, while a hit still returns the record itself.
+neighbours, while a hit still returns the record itself. It is a *copy*: deleting or erasing the
+neighbour it was copied from does not rewrite it (erasing the whole user does remove it).
 
     >>> turns = JsonVectorStore(None, scorer="bm25")
     >>> _ = turns.add("ann", "user", "Yes, it was amazing!", index_text="Did you like the Paris trip?")
@@ -206,7 +207,10 @@ class JsonVectorStore:
             return dict(record) if record is not None else None
 
     def delete(self, record_id: int) -> dict[str, Any] | None:
-        """Forget one record, file first, then memory; the user's index is rebuilt lazily."""
+        """Delete one record, file first, then memory; the user's index is rebuilt lazily.
+
+        Other records' ``index_text`` copied from it are left as they are (see the module docstring).
+        """
         with self._lock:
             self._flush_pending()
             if record_id not in self._by_id:
