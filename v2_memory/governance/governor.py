@@ -87,7 +87,8 @@ class Governor:
         if plan.declaration is not None and self.policy.enabled:
             fact, revoked = self._declare(message, plan.declaration, record_id)
             supersedes += revoked
-        stored_in = ("window",) if plan.isolated else ("window", "summary")
+        # The summary later folds what leaves the window, except unverified model output (see may_summarize).
+        stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
         stored_in += ("persona_facts",) if fact else ()
         result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
