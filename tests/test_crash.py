@@ -36,22 +36,23 @@ while True:
 """
 
 
+def _run_and_kill(script: str, path, after: float) -> str:
+    """Start ``script`` writing to ``path``, kill -9 it after ``after`` seconds; return what it printed."""
+    writer = subprocess.Popen([sys.executable, "-c", script, str(path)], cwd=REPO, stdout=subprocess.PIPE,
+                              text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    time.sleep(after)
+    writer.send_signal(signal.SIGKILL)
+    out, _ = writer.communicate()
+    return out
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX kill -9")
 def test_kill_minus_nine_never_loses_an_acknowledged_add(tmp_path):
     rng = random.Random(20261130)
     path = tmp_path / "store.json"
     acknowledged: set[int] = set()
     for _ in range(12):
-        writer = subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(path)],
-            cwd=REPO,
-            stdout=subprocess.PIPE,
-            text=True,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-        )
-        time.sleep(rng.uniform(0.05, 0.4))
-        writer.send_signal(signal.SIGKILL)
-        out, _ = writer.communicate()
+        out = _run_and_kill(WRITER, path, rng.uniform(0.05, 0.4))
         acknowledged.update(int(line) for line in out.split())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TornRecordWarning)  # a torn, unacknowledged tail is allowed
@@ -85,11 +86,7 @@ def test_kill_minus_nine_leaves_store_ledger_and_logs_readable(tmp_path):
     path = tmp_path / "memory_store.json"
     acknowledged: set[int] = set()
     for _ in range(6):
-        writer = subprocess.Popen([sys.executable, "-c", MANAGER_WRITER, str(path)], cwd=REPO, stdout=subprocess.PIPE,
-                                  text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-        time.sleep(rng.uniform(0.3, 0.8))
-        writer.send_signal(signal.SIGKILL)
-        out, _ = writer.communicate()
+        out = _run_and_kill(MANAGER_WRITER, path, rng.uniform(0.3, 0.8))
         acknowledged.update(int(line) for line in out.split())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", (TornRecordWarning, TornLogLineWarning))
