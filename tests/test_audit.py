@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from v2_memory import MemoryManager, Message, StoreCorruptError
-from v2_memory.audit import AuditEvent, AuditLog, TornLogLineWarning, user_hash
+from v2_memory.observe.audit import AuditEvent, AuditLog, TornLogLineWarning, user_hash
 
 
 def event(n: int, user: str = "u1") -> AuditEvent:

@@ -80,7 +80,7 @@ while True:
 def test_kill_minus_nine_leaves_store_ledger_and_logs_readable(tmp_path):
     """The manager writes four files per turn; a kill at any moment leaves all of them readable."""
     from v2_memory import MemoryManager
-    from v2_memory.audit import TornLogLineWarning
+    from v2_memory.observe.audit import TornLogLineWarning
 
     rng = random.Random(7)
     path = tmp_path / "memory_store.json"

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from v2_memory import MemoryManager, Message
-from v2_memory.audit import AuditEvent
-from v2_memory.health import cross_domain_leakage, decay_efficiency, ended_sessions_holding_state
+from v2_memory.observe.audit import AuditEvent
+from v2_memory.observe.health import cross_domain_leakage, decay_efficiency, ended_sessions_holding_state
 
 
 @pytest.fixture

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from v2_memory import JsonVectorStore
-from v2_memory.analyzer import analyze, stem
-from v2_memory.scoring import ArticleScorer, Bm25Scorer, Scorer, indexed_text, rank, resolve_scorer
+from v2_memory.text.analyzer import analyze, stem
+from v2_memory.retrieval.scorers import ArticleScorer, Bm25Scorer, Scorer, indexed_text, rank, resolve_scorer
 
 # -- the cleaned tokenizer ------------------------------------------------------------------------
 

@@ -261,7 +261,7 @@ def test_a_failed_rewrite_erases_nothing(tmp_path, monkeypatch):
         def disk_full(*args, **kwargs):
             raise OSError(28, "No space left on device")
 
-        monkeypatch.setattr("v2_memory.stores.record_log.atomic_write_bytes", disk_full)
+        monkeypatch.setattr("v2_memory.storage.record_log.atomic_write_bytes", disk_full)
         with pytest.raises(OSError, match="No space"):
             store.erase_user("guest")
         assert [r["content"] for r in store.records("guest")] == ["note"]

@@ -14,14 +14,14 @@ from .errors import (
 from .governance.admission import Admission, Explanation
 from .governance.governor import GovernancePolicy
 from .governance.decay import DecayRates
-from .governance.ledger import Fact
+from .messages import Fact
 from .governance.write import SensitiveDataError
 from .manager import MemoryManager
 from .messages import EraseReceipt, Hit, Message, WriteResult
-from .stores import JsonVectorStore, TornRecordWarning, VectorStore
-from .summarizer import ExtractiveSummarizer, Summarizer, Summary
-from .scoring import ArticleScorer, Bm25Scorer
-from .tokenizer import cosine_similarity, tokenize
+from .storage import JsonVectorStore, TornRecordWarning, VectorStore
+from .tracks.summarizer import ExtractiveSummarizer, Summarizer, Summary
+from .retrieval.scorers import ArticleScorer, Bm25Scorer
+from .text.tokenizer import cosine_similarity, tokenize
 
 __version__ = "0.1.0"
 

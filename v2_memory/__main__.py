@@ -1,4 +1,4 @@
 """``python -m v2_memory COMMAND``: see ``cli.py``."""
-from .cli import main
+from .cli.app import main
 
 raise SystemExit(main())

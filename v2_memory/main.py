@@ -25,7 +25,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(_HERE.parent))
 
 from v2_memory.demo_sessions import CLEAN, POLLUTED, record_sessions  # noqa: E402
-from v2_memory.inspector import diff_sessions  # noqa: E402
+from v2_memory.observe.inspector import diff_sessions  # noqa: E402
 from v2_memory.manager import MemoryManager  # noqa: E402
 from v2_memory.messages import Message  # noqa: E402
 from v2_memory.scenes import run_scenes  # noqa: E402

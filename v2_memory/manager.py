@@ -17,20 +17,22 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from .audit import AuditEvent, AuditLog, read_event, user_hash, write_event
+from .observe.audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
 from .governance.decay import DecayRates
 from .governance.governor import GovernancePolicy, Governor
-from .governance.ledger import Fact, Ledger, scope_key
+from .governance.persona import SINGLE_VALUED_KEYS
+from .messages import Fact
+from .storage.ledger import Ledger, scope_key
 from .governance.sensitive import find_sensitive, redact
-from .health import HealthReport, health_report
+from .observe.health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo
 from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
-from .scoring import Scorer
-from .stores import JsonVectorStore, VectorStore
-from .summarizer import Summarizer, SummaryTrack
+from .retrieval.scorers import Scorer
+from .storage import JsonVectorStore, VectorStore
+from .tracks.summarizer import Summarizer, SummaryTrack
 from .validation import check_threshold, check_top_k, require_scope, require_text
-from .window import RecentWindow
+from .tracks.window import RecentWindow
 
 __all__ = ["MemoryManager", "utc_now"]
 
@@ -140,7 +142,7 @@ class MemoryManager:
         """The user confirmed a pending persona fact (``key`` like "diet"); return how many were confirmed."""
         tenant, user = require_scope(user_id, tenant_id)
         require_text("key", key)
-        confirmed = self.ledger.confirm_fact(scope_key(user, tenant), key, value)
+        confirmed = self.ledger.confirm_fact(scope_key(user, tenant), key, value, single_valued=key in SINGLE_VALUED_KEYS)
         if confirmed:
             self._log("confirm_fact", user, tenant, key=key, value=value, confirmed=confirmed)
         return confirmed

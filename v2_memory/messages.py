@@ -13,7 +13,8 @@ from typing import Any, Mapping, NamedTuple
 
 from .validation import require_text
 
-__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "as_utc", "DOMAINS", "SOURCES"]
+__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "as_utc", "DOMAINS",
+           "SOURCES"]
 
 DOMAINS = ("persona", "session", "task")  # None: ordinary conversation memory
 SOURCES = ("user_input", "llm_response", "knowledge_base", "tool")
@@ -142,3 +143,43 @@ class EraseReceipt:
                         "ledger": self.ledger, "state": self.state, "logs": self.logs},
             "files_rewritten": list(self.files_rewritten),
         }
+
+
+# -- what governance learns about a memory (kept in the ledger) --------------------------------------
+
+
+@dataclass(frozen=True)
+class Declaration:
+    key: str
+    value: str
+    polarity: int  # +1: the user is / has / wants it; -1: the user is not / does not want it
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    verified: bool = True
+    base_weight: float = 1.0
+    usage: float = 1.0
+    conflict: float = 1.0
+    miss_streak: int = 0
+    superseded_by: int | None = None
+    isolated: bool = False
+
+    @property
+    def weight(self) -> float:
+        """Weight before time decay: base × usage × conflict."""
+        return self.base_weight * self.usage * self.conflict
+
+
+@dataclass(frozen=True)
+class Fact:
+    key: str
+    value: str
+    polarity: int
+    status: str
+    record_id: int | None
+    created_at: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"key": self.key, "value": self.value, "polarity": self.polarity, "status": self.status,
+                "record_id": self.record_id, "created_at": self.created_at}

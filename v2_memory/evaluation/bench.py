@@ -36,9 +36,9 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any, Callable, Sequence
 
-from ..scoring import ArticleScorer, rank, resolve_scorer
-from ..stores.json_store import JsonVectorStore
-from ..tokenizer import cosine_similarity, term_counts, tokenize, vector_norm
+from ..retrieval.scorers import ArticleScorer, rank, resolve_scorer
+from ..storage.json_store import JsonVectorStore
+from ..text.tokenizer import cosine_similarity, term_counts, tokenize, vector_norm
 from .bench_report import format_report
 from .chat_corpus import generate_messages, generate_queries
 

@@ -12,7 +12,7 @@ import itertools
 import random
 from typing import Callable, Sequence
 
-from ..tokenizer import tokenize
+from ..text.tokenizer import tokenize
 
 __all__ = ["generate_messages", "generate_queries"]
 

@@ -47,10 +47,10 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable, Iterable, Sequence
 
-from ..scoring import Scorer, resolve_scorer
-from ..stores.json_store import JsonVectorStore
+from ..retrieval.scorers import Scorer, resolve_scorer
+from ..storage.json_store import JsonVectorStore
 from ..tables import format_table
-from ..tokenizer import tokenize
+from ..text.tokenizer import tokenize
 
 __all__ = ["Turn", "Question", "Conversation", "LocomoFormatError", "load_locomo", "parse_evidence",
            "parse_session_date", "neighbour_text", "build_store", "Retrieval", "retrieve_all", "summarize",

@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..tokenizer import tokenize
+from ..text.tokenizer import tokenize
 
 __all__ = ["Item", "Labels", "Tally", "carries", "must_not_kind", "score_query"]
 

@@ -24,11 +24,11 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Iterator, overload
 
-from ..analyzer import FUNCTION_BIGRAMS, analyze
-from ..scoring import indexed_text
-from ..tokenizer import cosine_similarity
+from ..text.analyzer import FUNCTION_BIGRAMS, analyze
+from ..retrieval.index import indexed_text
+from ..text.tokenizer import cosine_similarity
 from .decay import DecayRates, time_decay
-from .ledger import MemoryState
+from ..messages import MemoryState
 from .router import Route
 
 __all__ = ["Admission", "Explanation", "ReadContext", "judge", "collapse_duplicates", "mmr_order", "cut_to_top_k"]

@@ -16,12 +16,13 @@ from datetime import datetime, timedelta
 from typing import Any, Callable
 
 from ..messages import Message, WriteResult
-from ..stores import VectorStore
-from ..analyzer import analyze
-from ..tokenizer import cosine_similarity
+from ..storage import VectorStore
+from ..text.analyzer import analyze
+from ..text.tokenizer import cosine_similarity
 from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
 from .decay import DecayRates
-from .ledger import Fact, Ledger, MemoryState, scope_key
+from ..messages import Fact, MemoryState
+from ..storage.ledger import Ledger, scope_key
 from .corrections import value_kinds
 from .identifiers import extract_identifiers
 from .persona import Declaration, detect_declaration, render_fact
@@ -305,7 +306,8 @@ class Governor:
             return
         hits = [a.record_id for a in explanation.admitted] if returned is None else returned
         missed = [a.record_id for a in explanation.rejected if set(a.reasons) <= _SCORE_REASONS]
-        self.ledger.record_usage(hits, missed, self.policy.rates)
+        rates = self.policy.rates
+        self.ledger.record_usage(hits, missed, hit=rates.usage_hit, miss=rates.usage_miss, streak=rates.miss_streak)
 
     def fact_lines(self, scope: Scope) -> list[str]:
         """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""

@@ -13,19 +13,13 @@ and "my friend uses Windows" are remarks, not declarations. A negation is kept a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from ..messages import Declaration
 
 __all__ = ["Declaration", "detect_declaration", "SINGLE_VALUED_KEYS", "render_fact"]
 
 # Keys where a new value replaces the old one (a user has one device); others accumulate.
 SINGLE_VALUED_KEYS = frozenset({"device", "platform", "name"})
-
-
-@dataclass(frozen=True)
-class Declaration:
-    key: str
-    value: str
-    polarity: int  # +1: the user is / has / wants it; -1: the user is not / does not want it
 
 
 _LEAD = r"^(?:请?记住|记一下|(?:please\s+)?remember(?:\s+that)?)?[:：,，]?\s*(?:以后|今后|from now on,?)?\s*"

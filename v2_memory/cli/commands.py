@@ -13,11 +13,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from .audit import AuditEvent
-from .health import health_report
-from .inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
-from .manager import MemoryManager
-from .tables import clip, format_table
+from ..observe.audit import AuditEvent
+from ..observe.health import health_report
+from ..observe.inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
+from ..manager import MemoryManager
+from ..tables import clip, format_table
 
 __all__ = ["COMMANDS"]
 

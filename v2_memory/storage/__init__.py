@@ -1,4 +1,4 @@
-"""Long-term stores: the ``VectorStore`` protocol and its default, ``JsonVectorStore``."""
+"""Storage: the contract the manager talks to, and its backends (the JSON Lines store, the ledger)."""
 from .base import VectorStore
 from .json_store import JsonVectorStore
 from .record_log import FORMAT_VERSION, TornRecordWarning

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Hashable
 
-from .messages import Message
+from ..messages import Message
 
 __all__ = ["RecentWindow"]
 

@@ -11,7 +11,7 @@ file is an append-only log (see ``record_log.py``) instead of a JSON file rewrit
     >>> [(round(score, 3), record["content"]) for score, record in store.search("记忆污染 阈值 Agent", "alice")]
     [(0.354, '如何治理记忆污染')]
 
-The score is the article's cosine unless the store is given another scorer (``scoring.py``):
+The score is the article's cosine unless the store is given another scorer (``retrieval/scorers.py``):
 ``JsonVectorStore(path, scorer="bm25")``. The scorer is a choice made when the store is opened,
 like a threshold, not part of the file: the records are the same whichever scorer reads them, so
 the same file can be searched both ways (reopen it with the same scorer for the same answers).
@@ -34,9 +34,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..messages import Hit
-from ..scoring import Scorer, resolve_scorer
+from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import check_threshold, check_top_k, require_scope, require_text
-from .index import Bm25Index, UserIndex
+from ..retrieval.index import Bm25Index, UserIndex
 from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]

@@ -15,14 +15,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from ..errors import StoreCorruptError, UnsupportedFormatError
 from ..files import open_private_append
-from .decay import DecayRates
-from .persona import SINGLE_VALUED_KEYS, Declaration
+from ..messages import Declaration, Fact, MemoryState
 
 __all__ = ["Ledger", "MemoryState", "Fact", "scope_key", "LEDGER_VERSION"]
 
@@ -52,36 +50,6 @@ def scope_key(user_id: str, tenant_id: str | None = None) -> str:
     ('[null,"u1"]', '["acme","u1"]')
     """
     return json.dumps([tenant_id, user_id], ensure_ascii=False, separators=(",", ":"))
-
-
-@dataclass(frozen=True)
-class MemoryState:
-    verified: bool = True
-    base_weight: float = 1.0
-    usage: float = 1.0
-    conflict: float = 1.0
-    miss_streak: int = 0
-    superseded_by: int | None = None
-    isolated: bool = False
-
-    @property
-    def weight(self) -> float:
-        """Weight before time decay: base × usage × conflict."""
-        return self.base_weight * self.usage * self.conflict
-
-
-@dataclass(frozen=True)
-class Fact:
-    key: str
-    value: str
-    polarity: int
-    status: str
-    record_id: int | None
-    created_at: str
-
-    def to_dict(self) -> dict[str, object]:
-        return {"key": self.key, "value": self.value, "polarity": self.polarity, "status": self.status,
-                "record_id": self.record_id, "created_at": self.created_at}
 
 
 class Ledger:
@@ -170,17 +138,18 @@ class Ledger:
                 "UPDATE memories SET conflict = conflict * ?, superseded_by = ? WHERE record_id = ?",
                 (rate, by_record_id, record_id))
 
-    def record_usage(self, admitted: Iterable[int], missed: Iterable[int], rates: DecayRates) -> None:
-        """Usage decay after a retrieval: ×hit for what it returned; ×miss after a streak of misses."""
+    def record_usage(self, admitted: Iterable[int], missed: Iterable[int], *, hit: float, miss: float,
+                     streak: int) -> None:
+        """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row."""
         with self._lock, self._db:
             self._db.executemany(
                 "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id = ?",
-                [(rates.usage_hit, rid) for rid in admitted])
+                [(hit, rid) for rid in admitted])
             self._db.executemany(
                 "UPDATE memories SET miss_streak = miss_streak + 1 WHERE record_id = ?", [(rid,) for rid in missed])
             self._db.execute(
                 "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE miss_streak >= ?",
-                (rates.usage_miss, rates.miss_streak))
+                (miss, streak))
 
     def weights(self, scope: str | None = None) -> list[float]:
         """Base × usage × conflict of every registered memory (of one scope, or all)."""
@@ -229,10 +198,10 @@ class Ledger:
                                    (scope, declaration.key, declaration.value)).fetchone()
         return Fact(*row)
 
-    def confirm_fact(self, scope: str, key: str, value: str | None = None) -> int:
+    def confirm_fact(self, scope: str, key: str, value: str | None = None, *, single_valued: bool = False) -> int:
         """Confirm the scope's pending facts under ``key`` (or just ``value``); return how many.
 
-        For a single-valued key (one device, one name) only the newest pending value is confirmed,
+        For a ``single_valued`` key (one device, one name: governance says which) only the newest pending value is confirmed,
         and it supersedes every other value of that key.
         """
         sql = "SELECT value FROM facts WHERE scope = ? AND key = ? AND status = 'pending'"
@@ -241,7 +210,7 @@ class Ledger:
             sql, args = sql + " AND value = ?", args + [value]
         with self._lock, self._db:
             values = [row[0] for row in self._db.execute(sql + " ORDER BY created_at, rowid", args)]
-            if key in SINGLE_VALUED_KEYS and values:
+            if single_valued and values:
                 values = values[-1:]
                 self._db.execute("UPDATE facts SET status = 'superseded' WHERE scope = ? AND key = ? AND value != ?",
                                  (scope, key, values[0]))

@@ -9,11 +9,11 @@ import argparse
 import sys
 from typing import Sequence
 
-from . import main as demo
+from .. import main as demo
 from .commands import COMMANDS
-from .errors import V2MemoryError
-from .evaluation import bench
-from .evaluation import eval_command as evaluation
+from ..errors import V2MemoryError
+from ..evaluation import bench
+from ..evaluation import eval_command as evaluation
 
 __all__ = ["main", "build_parser"]
 

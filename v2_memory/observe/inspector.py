@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from .audit import AuditEvent, AuditLog
-from .errors import StorePathError
-from .governance.ledger import Ledger
-from .stores import JsonVectorStore
+from ..errors import StorePathError
+from ..storage.ledger import Ledger
+from ..storage import JsonVectorStore
 
 __all__ = ["Inspection", "open_store_dir", "Turn", "sessions", "session_owners", "session_turns", "SessionDiff",
            "diff_sessions", "STORE_FILE"]

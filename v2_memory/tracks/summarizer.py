@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Hashable, Protocol, runtime_checkable
 
-from .messages import Message
+from ..messages import Message
 
 __all__ = ["Summary", "Summarizer", "ExtractiveSummarizer", "SummaryTrack"]
 

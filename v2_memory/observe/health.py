@@ -31,9 +31,9 @@ from datetime import datetime, timedelta
 from typing import Any, Iterable, Sequence
 
 from .audit import AuditEvent
-from .governance.decay import DecayRates, time_decay
-from .governance.governor import default_state
-from .governance.ledger import MemoryState
+from ..governance.decay import DecayRates, time_decay
+from ..governance.governor import default_state
+from ..messages import MemoryState
 
 __all__ = ["Metric", "HealthReport", "health_report"]
 

@@ -56,20 +56,11 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, Sequence, runtime_checkable
 
-from .analyzer import analyze
-from .tokenizer import cosine_similarity, tokenize
+from ..text.analyzer import analyze
+from ..text.tokenizer import cosine_similarity, tokenize
+from .index import Bm25Index, UserIndex, indexed_text
 
 __all__ = ["Scorer", "ArticleScorer", "Bm25Scorer", "resolve_scorer", "indexed_text", "rank", "SCORERS"]
-
-
-def indexed_text(record: dict[str, Any]) -> str:
-    """The text a record is found by: its content, plus its ``index_text`` when it has one.
-
-    ``index_text`` is extra text indexed with the record (a conversation turn's neighbours, say);
-    a hit still returns the record itself. The newline keeps the two apart for every tokenizer.
-    """
-    extra = record.get("index_text")
-    return f"{record['content']}\n{extra}" if isinstance(extra, str) and extra else record["content"]
 
 
 @runtime_checkable
@@ -95,8 +86,6 @@ class ArticleScorer:
     name: ClassVar[str] = "article"
 
     def new_index(self) -> Any:
-        from .stores.index import UserIndex  # subtle: the store imports this module; import on use
-
         return UserIndex()
 
     def score_texts(self, query: str, texts: Sequence[str]) -> list[float]:
@@ -131,8 +120,6 @@ class Bm25Scorer:
         return analyze(text)
 
     def new_index(self) -> Any:
-        from .stores.index import Bm25Index  # subtle: the store imports this module; import on use
-
         return Bm25Index(self)
 
     def term_weight(self, query_count: int, documents: int, frequency: int) -> float:

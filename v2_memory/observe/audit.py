@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from .errors import StoreCorruptError, StorePathError
-from .files import append_whole, atomic_write_bytes, open_private_append
-from .governance.sensitive import find_sensitive, redact
-from .tokenizer import tokenize
+from ..errors import StoreCorruptError, StorePathError
+from ..files import append_whole, atomic_write_bytes, open_private_append
+from ..governance.sensitive import find_sensitive, redact
+from ..text.tokenizer import tokenize
 
 __all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "write_event", "read_event"]
 

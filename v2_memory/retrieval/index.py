@@ -28,16 +28,25 @@ from array import array
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ..scoring import indexed_text
-from ..tokenizer import term_counts, vector_norm
+from ..text.tokenizer import term_counts, vector_norm
 
 if TYPE_CHECKING:
-    from ..scoring import Bm25Scorer
+    from .scorers import Bm25Scorer
 
-__all__ = ["UserIndex", "Bm25Index"]
+__all__ = ["UserIndex", "Bm25Index", "indexed_text"]
 
 Posting = int | array  # a bare position (one occurrence), or positions repeated per occurrence
 Pairs = list[tuple[float, dict[str, Any]]]
+
+
+def indexed_text(record: dict[str, Any]) -> str:
+    """The text a record is found by: its content, plus its ``index_text`` when it has one.
+
+    ``index_text`` is extra text indexed with the record (a conversation turn's neighbours, say);
+    a hit still returns the record itself. The newline keeps the two apart for every tokenizer.
+    """
+    extra = record.get("index_text")
+    return f"{record['content']}\n{extra}" if isinstance(extra, str) and extra else record["content"]
 
 
 def _post(postings: dict[str, Posting], counts: Counter[str], position: int) -> None:
@@ -159,5 +168,5 @@ class Bm25Index:
             bound += weight
             for position, tf in frequencies.items():
                 sums[position] = sums.get(position, 0.0) + weight * tf / (tf + (constant + slope * self.lengths[position]))
-        # Step 2: normalise by the bound (see scoring.py), written as the reference writes it.
+        # Step 2: normalise by the bound (see scorers.py), written as the reference writes it.
         return {position: min(total / bound, 1.0) for position, total in sums.items()}

@@ -1,0 +1,1 @@
+"""Evidence: audit events, the health dashboard and the inspector over stored memory."""
