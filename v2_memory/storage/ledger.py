@@ -13,20 +13,17 @@ A scope is one user under one tenant. Erasure deletes the scope's rows with
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import StoreCorruptError, UnsupportedFormatError
-from ..files import open_private_append
+from ..errors import UnsupportedFormatError
 from ..messages import Declaration, Fact, MemoryState
+from .database import StateDatabase
 
 __all__ = ["Ledger", "MemoryState", "Fact", "scope_key", "LEDGER_VERSION"]
 
 LEDGER_VERSION = 1
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memories (
     record_id INTEGER PRIMARY KEY, scope TEXT NOT NULL, verified INTEGER NOT NULL,
     base_weight REAL NOT NULL, usage REAL NOT NULL DEFAULT 1.0, conflict REAL NOT NULL DEFAULT 1.0,
@@ -53,67 +50,33 @@ def scope_key(user_id: str, tenant_id: str | None = None) -> str:
 
 
 class Ledger:
-    """SQLite-backed governance state. ``path=None`` keeps it in memory."""
+    """Governance state in tables of a ``StateDatabase`` (its own, in memory, when given a path of None)."""
 
-    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
-        self.path = Path(path) if path is not None else None
-        self._lock = threading.RLock()
-        if read_only:
-            self._db = self._connect_read_only()
-            return
-        if self.path is not None and not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            open_private_append(self.path).close()  # 0600, like every memory file; SQLite fills it in
-        try:
-            self._db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False)
-            self._db.execute("PRAGMA secure_delete = ON")
-            self._db.executescript(_SCHEMA)
-            self._check_version()
-        except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(f"not a readable governance ledger ({exc})", path=self.path or ":memory:") from exc
-
-    def _connect_read_only(self) -> sqlite3.Connection:
-        """For inspection tools: an existing ledger, opened so that nothing can be written."""
-        if self.path is None or not self.path.exists():
-            return self._empty()  # a store written without governance has no ledger: nothing to report
-        try:
-            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
-            db.execute("SELECT count(*) FROM memories").fetchone()
-            return db
-        except sqlite3.DatabaseError as exc:
-            raise StoreCorruptError(f"not a readable governance ledger ({exc})", path=self.path) from exc
-
-    @staticmethod
-    def _empty() -> sqlite3.Connection:
-        db = sqlite3.connect(":memory:", check_same_thread=False)
-        db.executescript(_SCHEMA)
-        return db
+    def __init__(self, db: StateDatabase | Path | str | None = None, *, read_only: bool = False) -> None:
+        self.db = db if isinstance(db, StateDatabase) else StateDatabase(db, read_only=read_only)
+        self.path = self.db.path
+        self.db.ensure(_SCHEMA)
+        self._check_version()
 
     def _check_version(self) -> None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-        if row is None:
-            with self._db:
-                self._db.execute("INSERT INTO meta VALUES ('version', ?)", (str(LEDGER_VERSION),))
-        elif int(row[0]) > LEDGER_VERSION:
-            raise UnsupportedFormatError(f"ledger version {row[0]} is newer than {LEDGER_VERSION}",
-                                         path=self.path or ":memory:", version=int(row[0]))
+        version = self.db.meta("version")
+        if version is None and not self.db.read_only:
+            self.db.set_meta("version", str(LEDGER_VERSION))
+        elif version is not None and int(version) > LEDGER_VERSION:
+            raise UnsupportedFormatError(f"ledger version {version} is newer than {LEDGER_VERSION}",
+                                         path=self.path or ":memory:", version=int(version))
 
     def _rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
-        """Run ``sql`` whose ``{marks}`` is an ``IN (?, ?, ...)`` list of ``values`` (none: no rows)."""
-        values = list(values)
-        if not values:
-            return []
-        with self._lock:
-            return self._db.execute(sql.format(marks=",".join("?" * len(values))), [*leading, *values]).fetchall()
+        return self.db.rows_in(sql, values, *leading)
 
     # -- memories --------------------------------------------------------------------------------
     def register(self, record_id: int, scope: str, *, verified: bool, base_weight: float, isolated: bool = False) -> None:
         """Start a new record's row. A row left under the same id (a store that lost its tail in a
         power cut reuses ids) is wiped first, with its identifiers and facts: they were another record's."""
-        with self._lock, self._db:
+        with self.db.transaction():
             for table in ("identifiers", "facts"):
-                self._db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
-            self._db.execute(
+                self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+            self.db.execute(
                 "INSERT OR REPLACE INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?)",
                 (record_id, scope, int(verified), base_weight, int(isolated)),
             )
@@ -126,43 +89,43 @@ class Ledger:
 
     def verify(self, record_id: int) -> bool:
         """A user confirmed this memory: it becomes verified with full base weight."""
-        with self._lock, self._db:
-            changed = self._db.execute(
-                "UPDATE memories SET verified = 1, base_weight = 1.0 WHERE record_id = ?", (record_id,)).rowcount
+        with self.db.transaction():
+            changed = self.db.execute(
+                "UPDATE memories SET verified = 1, base_weight = 1.0 WHERE record_id = ?", (record_id,))
         return bool(changed)
 
     def supersede(self, record_id: int, by_record_id: int, rate: float) -> None:
         """Conflict decay: the corrected memory keeps its row, loses weight, and points at its successor."""
-        with self._lock, self._db:
-            self._db.execute(
+        with self.db.transaction():
+            self.db.execute(
                 "UPDATE memories SET conflict = conflict * ?, superseded_by = ? WHERE record_id = ?",
                 (rate, by_record_id, record_id))
 
     def record_usage(self, admitted: Iterable[int], missed: Iterable[int], *, hit: float, miss: float,
                      streak: int) -> None:
         """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row."""
-        with self._lock, self._db:
-            self._db.executemany(
+        with self.db.transaction():
+            self.db.executemany(
                 "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id = ?",
                 [(hit, rid) for rid in admitted])
-            self._db.executemany(
+            # Only the rows this read touched: a read costs what its candidates cost, never the whole table.
+            self.db.executemany(
                 "UPDATE memories SET miss_streak = miss_streak + 1 WHERE record_id = ?", [(rid,) for rid in missed])
-            self._db.execute(
-                "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE miss_streak >= ?",
-                (miss, streak))
+            self.db.executemany(
+                "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id = ? AND miss_streak >= ?",
+                [(miss, rid, streak) for rid in missed])
 
     def weights(self, scope: str | None = None) -> list[float]:
         """Base × usage × conflict of every registered memory (of one scope, or all)."""
         sql = "SELECT base_weight * usage * conflict FROM memories"
-        with self._lock:
-            rows = self._db.execute(sql + " WHERE scope = ?", (scope,)) if scope else self._db.execute(sql)
-            return [row[0] for row in rows]
+        rows = self.db.fetchall(sql + " WHERE scope = ?", (scope,)) if scope else self.db.fetchall(sql)
+        return [row[0] for row in rows]
 
     # -- identifiers -----------------------------------------------------------------------------
     def index_identifiers(self, record_id: int, scope: str, identifiers: Iterable[str]) -> None:
         """Remember which identifiers (CS201, v2.3.1, ...) a record names, for exact matching."""
-        with self._lock, self._db:
-            self._db.executemany("INSERT OR IGNORE INTO identifiers VALUES (?, ?, ?)",
+        with self.db.transaction():
+            self.db.executemany("INSERT OR IGNORE INTO identifiers VALUES (?, ?, ?)",
                                  [(record_id, scope, ident) for ident in identifiers])
 
     def identifiers_of(self, record_ids: Iterable[int]) -> dict[int, set[str]]:
@@ -186,16 +149,16 @@ class Ledger:
         Saying the same thing again keeps a confirmed fact confirmed; flipping its polarity
         ("我喜欢猫" → "我不喜欢猫") or reviving a superseded value makes it pending again.
         """
-        with self._lock, self._db:
-            self._db.execute(
+        with self.db.transaction():
+            self.db.execute(
                 "INSERT INTO facts VALUES (?, ?, ?, ?, 'pending', ?, ?) "
                 "ON CONFLICT (scope, key, value) DO UPDATE SET record_id = excluded.record_id, "
                 "status = CASE WHEN status = 'superseded' OR polarity != excluded.polarity THEN 'pending' ELSE status END, "
                 "polarity = excluded.polarity",
                 (scope, declaration.key, declaration.value, declaration.polarity, record_id, now))
-            row = self._db.execute("SELECT key, value, polarity, status, record_id, created_at FROM facts "
+            row = self.db.fetchone("SELECT key, value, polarity, status, record_id, created_at FROM facts "
                                    "WHERE scope = ? AND key = ? AND value = ?",
-                                   (scope, declaration.key, declaration.value)).fetchone()
+                                   (scope, declaration.key, declaration.value))
         return Fact(*row)
 
     def confirm_fact(self, scope: str, key: str, value: str | None = None, *, single_valued: bool = False) -> int:
@@ -208,23 +171,23 @@ class Ledger:
         args: list[object] = [scope, key]
         if value is not None:
             sql, args = sql + " AND value = ?", args + [value]
-        with self._lock, self._db:
-            values = [row[0] for row in self._db.execute(sql + " ORDER BY created_at, rowid", args)]
+        with self.db.transaction():
+            values = [row[0] for row in self.db.fetchall(sql + " ORDER BY created_at, rowid", args)]
             if single_valued and values:
                 values = values[-1:]
-                self._db.execute("UPDATE facts SET status = 'superseded' WHERE scope = ? AND key = ? AND value != ?",
+                self.db.execute("UPDATE facts SET status = 'superseded' WHERE scope = ? AND key = ? AND value != ?",
                                  (scope, key, values[0]))
-            self._db.executemany("UPDATE facts SET status = 'confirmed' WHERE scope = ? AND key = ? AND value = ?",
+            self.db.executemany("UPDATE facts SET status = 'confirmed' WHERE scope = ? AND key = ? AND value = ?",
                                  [(scope, key, v) for v in values])
         return len(values)
 
     def supersede_facts_of(self, record_id: int) -> list[Fact]:
         """Mark the facts a (now corrected) record declared as superseded; return them."""
-        with self._lock, self._db:
-            rows = self._db.execute(
+        with self.db.transaction():
+            rows = self.db.fetchall(
                 "SELECT key, value, polarity, status, record_id, created_at FROM facts WHERE record_id = ?",
-                (record_id,)).fetchall()
-            self._db.execute("UPDATE facts SET status = 'superseded' WHERE record_id = ?", (record_id,))
+                (record_id,))
+            self.db.execute("UPDATE facts SET status = 'superseded' WHERE record_id = ?", (record_id,))
         return [Fact(*row) for row in rows]
 
     def facts_of(self, record_ids: Iterable[int]) -> dict[int, Fact]:
@@ -235,9 +198,8 @@ class Ledger:
 
     def fact(self, scope: str, key: str, value: str) -> Fact | None:
         """The scope's fact for (key, value), if any."""
-        with self._lock:
-            row = self._db.execute("SELECT key, value, polarity, status, record_id, created_at FROM facts "
-                                   "WHERE scope = ? AND key = ? AND value = ?", (scope, key, value)).fetchone()
+        row = self.db.fetchone("SELECT key, value, polarity, status, record_id, created_at FROM facts "
+                               "WHERE scope = ? AND key = ? AND value = ?", (scope, key, value))
         return Fact(*row) if row else None
 
     def facts(self, scope: str, *, key: str | None = None, status: str | None = None) -> list[Fact]:
@@ -247,26 +209,30 @@ class Ledger:
             sql, args = sql + " AND key = ?", args + [key]
         if status is not None:
             sql, args = sql + " AND status = ?", args + [status]
-        with self._lock:
-            return [Fact(*row) for row in self._db.execute(sql + " ORDER BY created_at, key, value", args)]
+        return [Fact(*row) for row in self.db.fetchall(sql + " ORDER BY created_at, key, value", args)]
 
     # -- erasure ---------------------------------------------------------------------------------
     def erase(self, scope: str) -> int:
         """Delete every row of the scope (zeroed on disk); return how many rows went."""
-        with self._lock, self._db:
-            removed = sum(self._db.execute(f"DELETE FROM {table} WHERE scope = ?", (scope,)).rowcount
+        with self.db.transaction():
+            removed = sum(self.db.execute(f"DELETE FROM {table} WHERE scope = ?", (scope,))
                           for table in ("memories", "identifiers", "facts"))
         return removed
 
     def forget(self, record_id: int) -> None:
         """Delete one record's rows (zeroed on disk, like erasure)."""
-        with self._lock, self._db:
+        with self.db.transaction():
             for table in ("memories", "identifiers", "facts"):
-                self._db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+                self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+
+    def all_states(self) -> dict[int, MemoryState]:
+        """Every registered memory's state, in one scan (health reports; never per record parameters)."""
+        rows = self.db.fetchall("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
+                                "isolated FROM memories")
+        return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}
 
     def files(self) -> list[Path]:
-        return [self.path] if self.path is not None else []
+        return self.db.files()
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self.db.close()

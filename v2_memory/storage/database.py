@@ -1,0 +1,203 @@
+"""The state database: one SQLite connection with transactions that nest, shared by every table.
+
+Everything the manager remembers besides the records themselves — the governance ledger, the
+recent windows, the summaries, sessions and tasks, the audit outbox, pending erasures — lives in
+tables of one SQLite database, so one ``COMMIT`` makes a whole ``add`` or ``erase_user`` visible at
+once, and a crash before it leaves none of it. (For the JSON backend this is the sidecar file
+``memory_store.governance.sqlite3``; for the SQLite backend it is the store file itself.)
+
+    >>> db = StateDatabase(None)                  # None: in memory
+    >>> with db.transaction():
+    ...     with db.transaction():                # nested: commits only when the outer block ends
+    ...         db.set_meta("answer", "42")
+    >>> db.meta("answer")
+    '42'
+
+Errors from SQLite never escape raw: a locked, read-only or damaged database raises a
+``StoreError`` naming the file, and the transaction is rolled back.
+"""
+from __future__ import annotations
+
+import sqlite3
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+from ..errors import StoreCorruptError, StoreError, UnsupportedFormatError
+from ..files import open_private_append
+
+__all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK"]
+
+SCHEMA_VERSION = 2  # 1: the ledger alone; 2: + tracks, audit outbox, intents, commit mark
+CHUNK = 500  # values per IN (...) list: far below SQLite's variable limit, whatever the build
+
+
+class StateDatabase:
+    """One SQLite database, opened once, used by many tables under one lock.
+
+    ``path=None`` keeps it in memory. ``read_only=True`` opens an existing file so that nothing can
+    be written (inspection tools); a missing file then reads as empty.
+    """
+
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False, fsync: bool = False) -> None:
+        self.path = Path(path) if path is not None else None
+        self.read_only = read_only
+        self.created = False  # True when this open made a new, empty database
+        self._lock = threading.RLock()
+        self._depth = 0  # open transaction blocks; SQLite's BEGIN/COMMIT happen at depth 0
+        self._failed = False
+        self._schemas: list[str] = []
+        try:
+            self._db = self._connect(fsync)
+        except sqlite3.DatabaseError as exc:
+            raise StoreCorruptError(f"not a readable v2_memory state database ({exc})", path=self._where) from exc
+
+    @property
+    def _where(self) -> Path | str:
+        return self.path if self.path is not None else ":memory:"
+
+    def _connect(self, fsync: bool) -> sqlite3.Connection:
+        if self.read_only:
+            if self.path is None or not self.path.exists():
+                return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return db
+        if self.path is not None and (not self.path.exists() or self.path.stat().st_size == 0):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            open_private_append(self.path).close()  # 0600, like every memory file; SQLite fills it in
+            self.created = True
+        elif self.path is None:
+            self.created = True
+        # isolation_level=None: we issue BEGIN and COMMIT ourselves, so blocks can nest.
+        db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
+                             isolation_level=None, timeout=30.0)
+        db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: erased text leaves the file
+        db.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        return db
+
+    # -- schema --------------------------------------------------------------------------------
+    def ensure(self, schema: str) -> None:
+        """Create a table group's tables if missing (a no-op when read-only)."""
+        if self.read_only and self.path is not None and self.path.exists():
+            return
+        with self._lock:
+            self._translate(lambda: self._db.executescript(schema))
+
+    def check_version(self, name: str = "schema_version") -> None:
+        """Refuse a database written by a newer release; stamp a new one with ours."""
+        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (name,))
+        version = int(row[0]) if row else None
+        if version is None and not self.read_only:
+            self.set_meta(name, str(SCHEMA_VERSION))
+        elif version is not None and version > SCHEMA_VERSION:
+            raise UnsupportedFormatError(f"state database version {version} is newer than this release "
+                                         f"understands ({SCHEMA_VERSION}); upgrade v2_memory to read it",
+                                         path=self._where, version=version)
+
+    # -- transactions ----------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[StateDatabase]:
+        """All writes inside commit together when the outermost block ends, or none of them do."""
+        with self._lock:
+            if self._depth == 0:
+                self._require_writable()
+                self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))  # take the write lock now
+                self._failed = False
+            self._depth += 1
+            try:
+                yield self
+            except BaseException:
+                self._failed = True
+                raise
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._finish()
+
+    def _finish(self) -> None:
+        if self._failed:
+            self._db.rollback()
+            return
+        try:
+            self._translate(lambda: self._db.execute("COMMIT"))
+        except BaseException:
+            self._db.rollback()
+            raise
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._depth > 0
+
+    # -- statements ----------------------------------------------------------------------------
+    def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
+        """Run one write statement inside a transaction; return the rows it changed."""
+        with self.transaction():
+            return self._translate(lambda: self._db.execute(sql, args).rowcount)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.transaction():
+            self._translate(lambda: self._db.executemany(sql, rows))
+
+    def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self._translate(lambda: self._db.execute(sql, args).fetchall())
+
+    def fetchone(self, sql: str, args: Sequence[Any] = ()) -> tuple | None:
+        with self._lock:
+            return self._translate(lambda: self._db.execute(sql, args).fetchone())
+
+    def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
+        """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
+        so no statement grows with the number of values (none: no rows)."""
+        values = list(dict.fromkeys(values))
+        rows: list[tuple] = []
+        for start in range(0, len(values), CHUNK):
+            part = values[start:start + CHUNK]
+            rows += self.fetchall(sql.format(marks=",".join("?" * len(part))), [*leading, *part])
+        return rows
+
+    def meta(self, key: str) -> str | None:
+        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))
+        return row[0] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                     (key, value))
+
+    def tables(self) -> set[str]:
+        return {row[0] for row in self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+    def vacuum(self) -> None:
+        """Rewrite the file without free pages (after erasure, so nothing erased lingers in it)."""
+        with self._lock:
+            if self.path is not None and not self.read_only and self._depth == 0:
+                self._translate(lambda: self._db.execute("VACUUM"))
+
+    def _translate(self, action: Any) -> Any:
+        try:
+            return action()
+        except sqlite3.DatabaseError as exc:
+            message = str(exc)
+            if "locked" in message or "busy" in message:
+                raise StoreError(f"the state database is busy ({message}); another process holds it too long",
+                                 path=self._where) from exc
+            if "readonly" in message or "read-only" in message:
+                raise StoreError(f"the state database cannot be written ({message})", path=self._where) from exc
+            raise StoreError(f"state database error: {message}", path=self._where) from exc
+
+    def _require_writable(self) -> None:
+        if self.read_only:
+            raise StoreError("opened read-only", path=self._where)
+
+    def files(self) -> list[Path]:
+        if self.path is None:
+            return []
+        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-journal")) if p.exists()]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
