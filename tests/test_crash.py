@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from v2_memory import JsonVectorStore, TornRecordWarning
+from v2_memory.storage.contract import UncommittedRecordWarning
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -37,13 +38,16 @@ while True:
 
 
 def _run_and_kill(script: str, path, after: float) -> str:
-    """Start ``script`` writing to ``path``, kill -9 it after ``after`` seconds; return what it printed."""
+    """Start ``script`` writing to ``path``; once it has acknowledged its first write, kill -9 it
+    ``after`` seconds later (so a loaded machine cannot make the kill land before any work);
+    return everything it printed."""
     writer = subprocess.Popen([sys.executable, "-c", script, str(path)], cwd=REPO, stdout=subprocess.PIPE,
                               text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    first = writer.stdout.readline()  # blocks until the first acknowledged write (or the writer died)
     time.sleep(after)
     writer.send_signal(signal.SIGKILL)
     out, _ = writer.communicate()
-    return out
+    return first + out
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX kill -9")
@@ -89,7 +93,7 @@ def test_kill_minus_nine_leaves_store_ledger_and_logs_readable(tmp_path):
         out = _run_and_kill(MANAGER_WRITER, path, rng.uniform(0.3, 0.8))
         acknowledged.update(int(line) for line in out.split())
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", (TornRecordWarning, TornLogLineWarning))
+            warnings.simplefilter("ignore", (TornRecordWarning, TornLogLineWarning, UncommittedRecordWarning))
             with MemoryManager(store_path=path) as memory:
                 assert acknowledged <= {r["record_id"] for r in memory.store.records("keep")}
                 logged = {e.data["record_id"] for e in memory.audit.writes() if e.kind == "write"}

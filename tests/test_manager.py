@@ -73,6 +73,7 @@ def test_erase_user_receipt_counts_every_track(tmp_path, clock):
             "tenant_id": None,
             "removed": {"window": 2, "summary": 3, "store": 5, "ledger": 5, "state": 0, "logs": 5},
             "files_rewritten": [str(tmp_path / name) for name in ("m.json", "m.governance.sqlite3", "m.writes.jsonl")],
+                "damaged_log_lines": [],
         }
         assert manager.users() == ["default"]
         assert manager.erase_user("guest").total == 0

@@ -3,27 +3,33 @@ from __future__ import annotations
 
 import pytest
 
+from v2_memory.errors import StoreInconsistentError
+
 from v2_memory import GovernancePolicy, MemoryManager, Message
 from v2_memory.governance.state import UnknownTaskError
 
 
-def test_ledger_ids_that_drift_from_the_store_never_leak(tmp_path, clock):
-    """The ledger persists, the in-memory store restarts its ids: record 1 changes owner."""
+def test_a_ledger_that_outlives_its_store_is_an_error_not_a_reset(tmp_path, clock):
+    """The ledger persists, the in-memory store would restart its ids (record 1 would change
+    owner): opening refuses, names the file, and says how to repair."""
     ledger = tmp_path / "ledger.sqlite3"
     with MemoryManager(store_path=None, ledger_path=ledger, clock=clock) as first_run:
         first_run.add(Message("user", "CS201 作业 周五截止", "alice"))
-    with MemoryManager(store_path=None, ledger_path=ledger, clock=clock) as second_run:
-        second_run.add(Message("user", "bob 私人 CS201 病历", "bob"))  # record 1 again
-        assert "bob" not in second_run.build_context("CS201 作业", "alice")
-        assert second_run.explain("CS201 作业", "alice").admissions == ()
+    with pytest.raises(StoreInconsistentError, match="remembers 1 records.*Restore the store file"):
+        MemoryManager(store_path=None, ledger_path=ledger, clock=clock)
 
 
-def test_a_record_without_a_ledger_row_is_trusted_only_as_far_as_its_source(tmp_path, clock):
+def test_a_store_without_its_ledger_is_an_error_unless_adopted(tmp_path, clock):
+    """A deleted ledger is never silently recreated; a store that never had one is adopted on
+    request, and its records are then trusted only as far as their source."""
     path = tmp_path / "m.json"
     with MemoryManager(store_path=path, clock=clock, governance=False) as article:
         article.add(Message("assistant", "记忆污染 阈值 的答案是这样"))
     (tmp_path / "m.governance.sqlite3").unlink()  # lost, or never written
-    with MemoryManager(store_path=path, clock=clock) as governed:
+    for _ in range(2):  # the failed open left nothing behind that would let a second one pass
+        with pytest.raises(StoreInconsistentError, match="holds 1 records.*adopt_store=True"):
+            MemoryManager(store_path=path, clock=clock)
+    with MemoryManager(store_path=path, clock=clock, adopt_store=True) as governed:
         assert governed.explain("记忆污染 阈值")[0].reasons == ("unverified_model_output",)
 
 

@@ -6,6 +6,7 @@ relevance threshold, real erasure, and an exact inverted index. Standard library
 from .errors import (
     StoreCorruptError,
     StoreError,
+    StoreInconsistentError,
     StoreLockedError,
     StorePathError,
     UnsupportedFormatError,
@@ -51,6 +52,7 @@ __all__ = [
     "StorePathError",
     "StoreCorruptError",
     "StoreLockedError",
+    "StoreInconsistentError",
     "UnsupportedFormatError",
     "TornRecordWarning",
 ]

@@ -48,3 +48,10 @@ class UnsupportedFormatError(StoreError):
 
 class StoreLockedError(StoreError):
     """Another process (or another store object) is writing this store file."""
+
+
+class StoreInconsistentError(StoreError):
+    """The store's files disagree (a state database missing beside a full store, or the reverse).
+
+    Nothing was changed or recreated: the message says what is missing and how to repair it.
+    """

@@ -12,10 +12,11 @@ removes the user from all tracks and every file, and returns a receipt.
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .observe.audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
@@ -29,7 +30,11 @@ from .observe.health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo
 from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
 from .retrieval.scorers import Scorer
-from .storage import JsonVectorStore, VectorStore
+from .storage import VectorStore
+from .storage.audit_log import AuditLog as _AuditLog
+from .storage.contract import Storage, json_storage
+from .storage.database import StateDatabase
+from .storage.tracks import ScopeTracks
 from .tracks.summarizer import Summarizer, SummaryTrack
 from .validation import check_threshold, check_top_k, require_scope, require_text
 from .tracks.window import RecentWindow
@@ -67,22 +72,28 @@ class MemoryManager:
         ledger_path: Path | str | None = None,
         audit: AuditLog | bool = True,
         scorer: str | Scorer | None = None,
+        adopt_store: bool = False,
     ) -> None:
         if store is not None and scorer is not None:
             raise ValueError("pass scorer= to the store you plug in, not to the manager")
         self.threshold = check_threshold(threshold, allow_none=False)
         self.window = RecentWindow(window_size)
         self.summaries = SummaryTrack(summarizer)
-        self.store: VectorStore = store if store is not None else JsonVectorStore(store_path, fsync=fsync, scorer=scorer)
         self.clock: Clock = clock if clock is not None else utc_now
         policy = governance if isinstance(governance, GovernancePolicy) else GovernancePolicy(enabled=bool(governance))
-        if ledger_path is None and store is None and store_path is not None:
-            path = Path(store_path)
-            ledger_path = path.with_name(path.stem + ".governance.sqlite3")
-        self.ledger = Ledger(ledger_path)
+        self.storage: Storage = _open_storage(store, store_path, fsync, scorer, ledger_path, audit, adopt_store)
+        self.store: VectorStore = self.storage.records
+        self.ledger = self.storage.ledger
         self.governor = Governor(self.store, self.ledger, policy, self._now)
-        self.audit = audit if isinstance(audit, AuditLog) else _default_audit(audit, store, store_path, fsync)
+        self._logging = audit is not False
         self._lock = threading.RLock()
+        for scope in self.storage.tracks.scopes():
+            self._load(scope)
+
+    @property
+    def audit(self) -> AuditLog | None:
+        """The write and read logs (None when the manager was made with ``audit=False``)."""
+        return self.storage.audit if self._logging else None
 
     @staticmethod
     def default_rates() -> DecayRates:
@@ -105,13 +116,13 @@ class MemoryManager:
         """Write ``message`` through the write policy; return what was stored where, and why."""
         if not isinstance(message, Message):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
-        with self._lock:
+        scope = (message.tenant_id, message.user_id)
+        with self._lock, self._changing(scope):
             if message.timestamp is None:
                 message = replace(message, timestamp=self._now())
             result, shown = self.governor.write(message)
-            if self.audit is not None:
-                self.audit.log_write(write_event(replace(message, content=shown.content), result))
-            scope = (message.tenant_id, message.user_id)
+            if self._logging:
+                self.storage.log("writes", write_event(replace(message, content=shown.content), result))
             # Messages pushed out of the user's window are folded into that user's summary —
             # except unverified model output, which must not come back through the summary either.
             for record_id, expired in self.window.push(scope, result.record_id, shown):
@@ -129,7 +140,7 @@ class MemoryManager:
         """
         if not isinstance(record_id, int) or isinstance(record_id, bool):
             raise TypeError(f"record_id must be an int, got {type(record_id).__name__}")
-        with self._lock:
+        with self._lock, self.storage.transaction():
             record = self.store.get(record_id)
             if record is None or (user_id is not None and (record.get("tenant_id"), record["user_id"]) != require_scope(user_id, tenant_id)):
                 return False
@@ -142,6 +153,10 @@ class MemoryManager:
         """The user confirmed a pending persona fact (``key`` like "diet"); return how many were confirmed."""
         tenant, user = require_scope(user_id, tenant_id)
         require_text("key", key)
+        with self._lock, self.storage.transaction():
+            return self._confirm_fact(tenant, user, key, value)
+
+    def _confirm_fact(self, tenant: str | None, user: str, key: str, value: str | None) -> int:
         confirmed = self.ledger.confirm_fact(scope_key(user, tenant), key, value, single_valued=key in SINGLE_VALUED_KEYS)
         if confirmed:
             self._log("confirm_fact", user, tenant, key=key, value=value, confirmed=confirmed)
@@ -157,7 +172,7 @@ class MemoryManager:
         """End a session: its session-domain memories never enter a context again."""
         require_text("session_id", session_id)
         scope = require_scope(user_id, tenant_id)
-        with self._lock:
+        with self._lock, self._changing(scope):
             ended = self.governor.state.end_session(scope, session_id)
             if ended:
                 self._log("end_session", user_id, tenant_id, session_id)
@@ -173,21 +188,27 @@ class MemoryManager:
     def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
         """Start a task; its memories enter only reads with this ``task_id`` until the TTL runs out."""
         require_text("task_id", task_id)
-        info = self.governor.state.start_task(require_scope(user_id, tenant_id), task_id, ttl)
-        self._log("start_task", user_id, tenant_id, task_id=task_id, expires_at=info.expires_at.isoformat())
-        return info
+        scope = require_scope(user_id, tenant_id)
+        with self._lock, self._changing(scope):
+            info = self.governor.state.start_task(scope, task_id, ttl)
+            self._log("start_task", user_id, tenant_id, task_id=task_id, expires_at=info.expires_at.isoformat())
+            return info
 
     def set_task_progress(self, user_id: str, task_id: str, completion: float, *, tenant_id: str | None = None) -> TaskInfo:
         """Record how far a task is (0..1); task memories decay by (1 − completion)."""
-        info = self.governor.state.set_progress(require_scope(user_id, tenant_id), task_id, completion)
-        self._log("task_progress", user_id, tenant_id, task_id=task_id, completion=info.completion)
-        return info
+        scope = require_scope(user_id, tenant_id)
+        with self._lock, self._changing(scope):
+            info = self.governor.state.set_progress(scope, task_id, completion)
+            self._log("task_progress", user_id, tenant_id, task_id=task_id, completion=info.completion)
+            return info
 
     def finish_task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo:
         """Mark a task done: completion 1, so its memories' weight becomes 0 (kept, never admitted)."""
-        info = self.governor.state.finish_task(require_scope(user_id, tenant_id), task_id)
-        self._log("finish_task", user_id, tenant_id, task_id=task_id)
-        return info
+        scope = require_scope(user_id, tenant_id)
+        with self._lock, self._changing(scope):
+            info = self.governor.state.finish_task(scope, task_id)
+            self._log("finish_task", user_id, tenant_id, task_id=task_id)
+            return info
 
     def task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo | None:
         """The task's state (deadline, completion, finished), or None if never started."""
@@ -209,7 +230,7 @@ class MemoryManager:
 
     def retrieve(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
-        with self._lock:
+        with self._lock, self.storage.transaction():
             explanation = self.explain(query, user_id, top_k, **read_scope)
             self.governor.record_usage(explanation)
             self._log_read(explanation, user_id, read_scope, "retrieve", shown=[a.record_id for a in explanation.admitted])
@@ -232,7 +253,7 @@ class MemoryManager:
         Memories already shown in the recent window are not repeated.
         """
         check_top_k(top_k)
-        with self._lock:
+        with self._lock, self.storage.transaction():
             explanation = self.explain(query, user_id, top_k + self.window.size, **read_scope)
             scope = (read_scope.get("tenant_id"), user_id)
             # The router sends "继续/next" to task state first: the task's progress leads the context.
@@ -276,36 +297,46 @@ class MemoryManager:
 
     # -- erasure -----------------------------------------------------------------------------
     def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> EraseReceipt:
-        """Remove the user from every track and every file the library wrote; return a receipt."""
+        """Remove the user from every track and every file the library wrote; return a receipt.
+
+        All or nothing: the state database's part commits at once with an intent to rewrite the
+        files; if the process dies before the files are rewritten, the next open finishes the job.
+        The receipt comes back only when everything is done.
+        """
         scope = require_scope(user_id, tenant_id)
         with self._lock:
-            window = self.window.erase(scope)
-            summary = self.summaries.erase(scope)
-            store = self.store.erase_user(user_id, tenant_id=tenant_id)
-            ledger = self.ledger.erase(scope_key(user_id, tenant_id))
-            state = self.governor.state.erase(scope)
-            logs, log_files = self.audit.erase(user_id, tenant_id) if self.audit is not None else (0, [])
-            files = tuple(str(p) for p in self.store.files()) if store else ()
-            files += tuple(str(p) for p in self.ledger.files()) if ledger else ()
-            files += tuple(str(p) for p in log_files)
-            receipt = EraseReceipt(user_id, window, summary, store, ledger, state, logs, files, tenant_id)
+            with self._changing(scope):
+                window, summary = self.window.erase(scope), self.summaries.erase(scope)
+                state = self.governor.state.erase(scope)
+                ledger = self.ledger.erase(scope_key(user_id, tenant_id))
+                self.storage.intend("erase_user", user_id, tenant_id)
+            done = [d for d in self.storage.complete_intents() if (d.tenant_id, d.user_id) == scope]
+            store, logs = sum(d.store for d in done), sum(d.logs for d in done)
+            db_path = self.storage.db.path
+            state_files = (str(db_path),) if db_path is not None and (ledger or window or summary or state) else ()
+            files = tuple(dict.fromkeys([f for d in done for f in d.store_files] + [*state_files]
+                                        + [f for d in done for f in d.log_files]))
+            damaged = tuple(f"{line.path}:{line.line}" for d in done for line in d.damaged_log_lines)
+            receipt = EraseReceipt(user_id, window, summary, store, ledger, state, logs, files, tenant_id, damaged)
             # The log keeps that an erasure happened — a fingerprint and counts, never the content.
             self._log("erasure", None, None, user_hash=user_hash(user_id, tenant_id), removed=receipt.to_dict()["removed"])
             return receipt
 
     def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None) -> bool:
-        """Remove one of the user's memories from every track (the summary is rebuilt without it)."""
+        """Remove one of the user's memories from every track (the summary is rebuilt without it).
+
+        All or nothing, like ``erase_user``."""
         scope = require_scope(user_id, tenant_id)
         with self._lock:
             record = self.store.get(record_id)
             if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
                 return False
-            self.store.delete(record_id)  # the file first: if it fails, nothing else has changed
-            self._rebuild_summary(scope, {record_id})
-            self.ledger.forget(record_id)
-            self.window.remove(scope, record_id)
-            if self.audit is not None:
-                self.audit.forget(record_id, record["content"])
+            with self._changing(scope):
+                self._rebuild_summary(scope, {record_id})
+                self.window.remove(scope, record_id)
+                self.ledger.forget(record_id)
+                self.storage.intend("forget", user_id, tenant_id, record_id)
+            self.storage.complete_intents()
             return True
 
     def _rebuild_summary(self, scope: tuple[str | None, str], without: set[int]) -> None:
@@ -323,27 +354,50 @@ class MemoryManager:
             records = self.store.all_records()
             writes = self.audit.writes() if self.audit is not None else []
             reads = self.audit.reads() if self.audit is not None else []
-            return health_report(records, self.ledger.states(r["record_id"] for r in records), writes, reads,
+            return health_report(records, self.ledger.all_states(), writes, reads,
                                  rates=self.policy.rates, now=self._now())
 
     # -- audit -------------------------------------------------------------------------------
     def _log(self, kind: str, user_id: str | None, tenant_id: str | None, session_id: str | None = None,
              **data: Any) -> None:
-        if self.audit is not None:
-            self.audit.log_write(AuditEvent(kind, self._now().isoformat(), user_id, tenant_id, session_id, data))
+        if self._logging:
+            self.storage.log("writes", AuditEvent(kind, self._now().isoformat(), user_id, tenant_id, session_id, data))
 
     def _log_read(self, explanation: Explanation, user_id: str, read_scope: dict[str, Any], call: str,
                   context: str | None = None, *, shown: list[int]) -> None:
         """Log a read; ``shown`` lists every record whose text the result holds (window, summary,
         memories), so forgetting one record can find every log line that quotes it."""
-        if self.audit is not None:
+        if self._logging:
             scope = (read_scope.get("tenant_id"), user_id)
-            self.audit.log_read(read_event(explanation, self._now().isoformat(), scope, read_scope, call, context, shown))
+            self.storage.log("reads", read_event(explanation, self._now().isoformat(), scope, read_scope, call, context, shown))
+
+    # -- the tracks on disk --------------------------------------------------------------------
+    @contextmanager
+    def _changing(self, scope: tuple[str | None, str]) -> Iterator[None]:
+        """One transaction that also saves the scope's window, summary and state; if anything
+        fails, the transaction rolls back and the in-memory tracks are read back from storage."""
+        try:
+            with self.storage.transaction():
+                yield
+                self._save(scope)
+        except BaseException:
+            self._load(scope)
+            raise
+
+    def _save(self, scope: tuple[str | None, str]) -> None:
+        state = self.governor.state
+        self.storage.tracks.save(scope, ScopeTracks(self.window.entries(scope), self.summaries.get(scope),
+                                                    state.sessions(scope), state.tasks(scope)))
+
+    def _load(self, scope: tuple[str | None, str]) -> None:
+        tracks = self.storage.tracks.load(scope)
+        self.window.load(scope, tracks.window)
+        self.summaries.load(scope, tracks.summary)
+        self.governor.state.load(scope, tracks.sessions, tracks.tasks)
 
     def close(self) -> None:
-        """Release the store's file lock and the ledger's connection."""
-        self.store.close()
-        self.ledger.close()
+        """Release the store's file lock and the state database's connection."""
+        self.storage.close()
 
     def __enter__(self) -> MemoryManager:
         return self
@@ -352,14 +406,17 @@ class MemoryManager:
         self.close()
 
 
-def _default_audit(audit: bool, store: VectorStore | None, store_path: Path | str | None, fsync: bool) -> AuditLog | None:
-    """Logs next to the store file; in memory for an in-memory manager; none when ``audit=False``."""
-    if not audit:
-        return None
-    if store is None and store_path is not None:
-        path = Path(store_path)
-        return AuditLog(path.parent, stem=path.stem, fsync=fsync)
-    return AuditLog(None)
+def _open_storage(store: VectorStore | None, store_path: Path | str | None, fsync: bool, scorer: Any,
+                  ledger_path: Path | str | None, audit: AuditLog | bool, adopt_store: bool) -> Storage:
+    """The storage a manager's arguments ask for: a plugged-in store (its state in memory, or at
+    ``ledger_path``), or the JSON Lines backend at ``store_path`` (None: all in memory)."""
+    if store is not None:
+        storage = Storage(store, StateDatabase(ledger_path, fsync=fsync), _AuditLog(None), adopt_store=True)
+    else:
+        storage = json_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
+    if isinstance(audit, _AuditLog):
+        storage.audit = audit
+    return storage
 
 
 def _as_message(record: dict[str, Any]) -> Message:

@@ -13,8 +13,8 @@ from typing import Any, Mapping, NamedTuple
 
 from .validation import require_text
 
-__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "as_utc", "DOMAINS",
-           "SOURCES"]
+__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "SessionInfo",
+           "TaskInfo", "as_utc", "DOMAINS", "SOURCES"]
 
 DOMAINS = ("persona", "session", "task")  # None: ordinary conversation memory
 SOURCES = ("user_input", "llm_response", "knowledge_base", "tool")
@@ -129,6 +129,7 @@ class EraseReceipt:
     logs: int = 0  # audit-log events
     files_rewritten: tuple[str, ...] = ()
     tenant_id: str | None = None
+    damaged_log_lines: tuple[str, ...] = ()  # "file:line" of unreadable log lines the rewrite dropped
 
     @property
     def total(self) -> int:
@@ -142,6 +143,7 @@ class EraseReceipt:
             "removed": {"window": self.window, "summary": self.summary, "store": self.store,
                         "ledger": self.ledger, "state": self.state, "logs": self.logs},
             "files_rewritten": list(self.files_rewritten),
+            "damaged_log_lines": list(self.damaged_log_lines),
         }
 
 
@@ -183,3 +185,34 @@ class Fact:
     def to_dict(self) -> dict[str, object]:
         return {"key": self.key, "value": self.value, "polarity": self.polarity, "status": self.status,
                 "record_id": self.record_id, "created_at": self.created_at}
+
+
+# -- sessions and tasks (their time-to-live is governance's business: governance/state.py) -----------
+
+
+@dataclass
+class SessionInfo:
+    session_id: str
+    started_at: datetime
+    last_seen: datetime
+    expires_at: datetime
+    ended_at: datetime | None = None
+
+    def status(self, now: datetime) -> str:
+        if self.ended_at is not None:
+            return "ended"
+        return "expired" if now >= self.expires_at else "active"
+
+
+@dataclass
+class TaskInfo:
+    task_id: str
+    started_at: datetime
+    expires_at: datetime
+    completion: float = 0.0
+    finished_at: datetime | None = None
+
+    def status(self, now: datetime) -> str:
+        if self.finished_at is not None:
+            return "finished"
+        return "expired" if now >= self.expires_at else "active"

@@ -9,45 +9,17 @@ completion ratio that time decay uses (a finished task's memories weigh nothing)
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Callable, Hashable
 
 from ..errors import V2MemoryError
+from ..messages import SessionInfo, TaskInfo
 
 __all__ = ["SessionInfo", "TaskInfo", "StateTracker", "UnknownTaskError"]
 
 
 class UnknownTaskError(V2MemoryError, KeyError):
     """A task was updated before ``start_task``."""
-
-
-@dataclass
-class SessionInfo:
-    session_id: str
-    started_at: datetime
-    last_seen: datetime
-    expires_at: datetime
-    ended_at: datetime | None = None
-
-    def status(self, now: datetime) -> str:
-        if self.ended_at is not None:
-            return "ended"
-        return "expired" if now >= self.expires_at else "active"
-
-
-@dataclass
-class TaskInfo:
-    task_id: str
-    started_at: datetime
-    expires_at: datetime
-    completion: float = 0.0
-    finished_at: datetime | None = None
-
-    def status(self, now: datetime) -> str:
-        if self.finished_at is not None:
-            return "finished"
-        return "expired" if now >= self.expires_at else "active"
 
 
 class StateTracker:
@@ -138,6 +110,20 @@ class StateTracker:
         if info is None:
             raise UnknownTaskError(f"no task {task_id!r} for this user; start_task() it first")
         return info
+
+    def load(self, scope: Hashable, sessions: list[SessionInfo], tasks: list[TaskInfo]) -> None:
+        """Replace the scope's sessions and tasks (as read back from storage)."""
+        with self._lock:
+            self._sessions.pop(scope, None)
+            self._tasks.pop(scope, None)
+            if sessions:
+                self._sessions[scope] = {info.session_id: info for info in sessions}
+            if tasks:
+                self._tasks[scope] = {info.task_id: info for info in tasks}
+
+    def scopes(self) -> list[Hashable]:
+        with self._lock:
+            return list(dict.fromkeys([*self._sessions, *self._tasks]))
 
     def erase(self, scope: Hashable) -> int:
         """Forget every session and task of the scope; return how many."""

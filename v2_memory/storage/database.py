@@ -75,6 +75,9 @@ class StateDatabase:
         db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
                              isolation_level=None, timeout=30.0)
         db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: erased text leaves the file
+        # WAL: readers never block the writer, and a commit is an append (no flush unless fsync=True;
+        # like the record file, a kill -9 loses nothing committed, a power cut may lose the last commits).
+        db.execute("PRAGMA journal_mode = WAL")
         db.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         return db
@@ -171,11 +174,12 @@ class StateDatabase:
     def tables(self) -> set[str]:
         return {row[0] for row in self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
-    def vacuum(self) -> None:
-        """Rewrite the file without free pages (after erasure, so nothing erased lingers in it)."""
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file and empty it (after erasure: the log
+        still holds the pages as they were before the delete, erased text included)."""
         with self._lock:
             if self.path is not None and not self.read_only and self._depth == 0:
-                self._translate(lambda: self._db.execute("VACUUM"))
+                self._translate(lambda: self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
 
     def _translate(self, action: Any) -> Any:
         try:
@@ -196,8 +200,16 @@ class StateDatabase:
     def files(self) -> list[Path]:
         if self.path is None:
             return []
-        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-journal")) if p.exists()]
+        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), Path(f"{self.path}-journal"))
+                if p.exists()]
 
     def close(self) -> None:
         with self._lock:
+            if not self.read_only and self.path is not None:
+                try:
+                    # Leave a plain file behind (no -wal/-shm beside it), so a read-only look later
+                    # creates nothing. With other connections still open this quietly stays WAL.
+                    self._db.execute("PRAGMA journal_mode = DELETE").fetchall()
+                except sqlite3.DatabaseError:
+                    pass
             self._db.close()

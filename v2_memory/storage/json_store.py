@@ -91,14 +91,17 @@ class JsonVectorStore:
         self._next_id = 1
         self._pending: list[dict[str, Any]] | None = None  # records of an open batch
         self._pending_lines: list[bytes] = []  # their encoded lines, written when the batch ends
+        self._last_append: tuple[int, list[int]] | None = None  # (file size before, ids) of the last batch
         self._log = RecordLog(path, fsync=fsync, read_only=read_only) if path is not None else None
         self.dropped_bytes = 0  # size of a torn last record dropped while loading
+        self.created = self._log is None  # a new store: in memory, or a file this open created
         if self._log is not None:
             loaded = self._log.load()
             for record in loaded.records:
                 self._insert(record)
             self._next_id = loaded.next_id
             self.dropped_bytes = loaded.dropped_bytes
+            self.created = self._log.created
 
     # -- the article's facade ------------------------------------------------------------------
     def add(
@@ -216,14 +219,9 @@ class JsonVectorStore:
             if record_id not in self._by_id:
                 return None
             self._rewrite_without({record_id})
-            record = self._by_id.pop(record_id)
-            scope = _record_scope(record)
-            partition = self._partitions[scope]
-            partition.records.remove(record)
-            partition.index = None
-            if not partition.records:
-                del self._partitions[scope]
-            return dict(record)
+            record = dict(self._by_id[record_id])
+            self._remove_from_memory({record_id})
+            return record
 
     def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
         """Copies of the user's records, in insertion order."""
@@ -259,25 +257,70 @@ class JsonVectorStore:
         """Bulk ingest: adds inside are written with one write (and one fsync) when the block ends.
 
         Records added in a batch become searchable and durable together, at the end of the block.
+        If the block raises, none of them is written (their ids are handed out again).
         """
         with self._lock:
             if self._pending is not None:
                 raise RuntimeError("batches do not nest")
-            self._pending = []
+            self._pending, first_id = [], self._next_id
             try:
                 yield self
-            finally:
-                self._flush_pending()
+            except BaseException:
+                self._pending, self._pending_lines, self._next_id = None, [], first_id
+                raise
+            self._flush_pending()
 
     def _flush_pending(self) -> None:
         pending, self._pending = self._pending, None
         lines, self._pending_lines = self._pending_lines, []
         if not pending:
             return
+        self._last_append = (self._log.size() if self._log is not None else 0, [r["record_id"] for r in pending])
         if self._log is not None:
             self._log.append(lines)
         for record in pending:
             self._insert(record)
+
+    def undo_last_append(self) -> None:
+        """Take back the records the last batch appended (its commit failed elsewhere): the file
+        is cut back to where it was and they leave memory. Only valid right after that batch."""
+        with self._lock:
+            if self._last_append is None:
+                return
+            size, ids = self._last_append
+            self._last_append = None
+            if self._log is not None:
+                self._log.truncate(size)
+            self._remove_from_memory(set(ids))
+            self._next_id = min(ids, default=self._next_id)
+
+    def drop_records_after(self, record_id: int) -> list[int]:
+        """Remove records with ids above ``record_id`` (appended, never committed: a crash came
+        between the store and the state database). Rewrites the file atomically; returns their ids."""
+        with self._lock:
+            doomed = {rid for rid in self._by_id if rid > record_id}
+            if doomed:
+                self._next_id = record_id + 1
+                self._rewrite_without(doomed)
+                self._remove_from_memory(doomed)
+            return sorted(doomed)
+
+    @property
+    def last_id(self) -> int:
+        """The highest record id handed out so far (0 for none)."""
+        return self._next_id - 1
+
+    def _remove_from_memory(self, ids: set[int]) -> None:
+        for rid in ids:
+            record = self._by_id.pop(rid, None)
+            if record is None:
+                continue
+            scope = _record_scope(record)
+            partition = self._partitions[scope]
+            partition.records.remove(record)
+            partition.index = None
+            if not partition.records:
+                del self._partitions[scope]
 
     def compact(self) -> None:
         """Rewrite the file atomically with exactly the live records."""

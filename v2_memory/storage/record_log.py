@@ -69,11 +69,14 @@ class RecordLog:
     """
 
     def __init__(self, path: Path | str, *, fsync: bool = False, read_only: bool = False) -> None:
-        self.path = Path(path)
+        # subtle: a symlink is followed before anything else, so the lock sits beside the real file
+        # and two writers reaching it by different names still exclude each other.
+        self.path = Path(path).resolve() if Path(path).is_symlink() else Path(path)
         self.fsync = fsync
         self.read_only = read_only
         self._handle: Any = None  # the open append handle, after load()
         self._lock_file: Any = None
+        self.created = False  # True when load() made a new, empty file
         if self.path.is_dir():
             raise StorePathError("store path is a directory, expected a file", path=self.path)
         if read_only and not self.path.exists():
@@ -85,10 +88,18 @@ class RecordLog:
         if self.read_only:
             return self._load_read_only()
         self._lock_file = lock_exclusively(self.path.with_name(f".{self.path.name}.lock"))
+        try:
+            return self._load_locked()
+        except BaseException:
+            self.close()  # a failed open must not keep the lock
+            raise
+
+    def _load_locked(self) -> LoadedLog:
         self._remove_stale_temp_files()
         if not self.path.exists() or self.path.stat().st_size == 0:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_bytes(self.path, _header(1), fsync=self.fsync)
+            self.created = True
         data = self.path.read_bytes()
         complete, _, torn = data.rpartition(b"\n")
         loaded = self._parse(complete.split(b"\n") if complete else [], len(torn))
@@ -200,6 +211,18 @@ class RecordLog:
             raise StoreError("store was opened read-only", path=self.path)
         if self._handle is None:
             raise StoreError("store is closed", path=self.path)
+
+    def size(self) -> int:
+        """The file's length in bytes now (where the next append starts)."""
+        self._require_writable()
+        return self._handle.seek(0, os.SEEK_END)
+
+    def truncate(self, size: int) -> None:
+        """Cut the file back to ``size`` bytes (undo an append whose commit failed)."""
+        self._require_writable()
+        self._handle.truncate(size)
+        if self.fsync:
+            os.fsync(self._handle.fileno())
 
     def rewrite(self, records: Iterable[dict[str, Any]], next_id: int) -> None:
         """Replace the whole file with ``records`` atomically (erasure and compaction)."""

@@ -89,6 +89,13 @@ class SummaryTrack:
         else:
             self._summaries.pop(user_id, None)
 
+    def load(self, user_id: Hashable, summary: Summary) -> None:
+        """Replace the user's summary (as read back from storage)."""
+        if summary.covers:
+            self._summaries[user_id] = summary
+        else:
+            self._summaries.pop(user_id, None)
+
     def erase(self, user_id: Hashable) -> int:
         """Drop the user's summary; return how many messages it covered."""
         summary = self._summaries.pop(user_id, None)

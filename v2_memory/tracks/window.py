@@ -52,6 +52,13 @@ class RecentWindow:
         self._windows[user_id] = kept
         return removed
 
+    def load(self, user_id: Hashable, entries: list[tuple[int | None, Message]]) -> None:
+        """Replace the user's window with ``entries`` (as read back from storage)."""
+        if entries:
+            self._windows[user_id] = deque(entries)
+        else:
+            self._windows.pop(user_id, None)
+
     def erase(self, user_id: Hashable) -> int:
         """Drop the user's window; return how many messages it held."""
         return len(self._windows.pop(user_id, ()))

@@ -1,0 +1,254 @@
+"""The storage contract: everything the manager remembers, behind one object with transactions.
+
+    storage.records     the long-term store (a ``VectorStore``: add, search, get, delete, ...)
+    storage.ledger      what governance learned (trust, weights, identifiers, facts)
+    storage.tracks      each scope's recent window, summary, sessions and tasks
+    storage.audit       the write and read logs
+    storage.transaction()   one block, all or nothing, across all four
+
+The manager talks to this and never names a backend; a backend never decides admission.
+
+How one block becomes atomic. The ledger, the tracks, an *outbox* of audit events and the
+*intents* of erasures all live in one SQLite state database, so its ``COMMIT`` is the commit
+point. The record file is outside it, so: records added in a block are appended just before the
+``COMMIT`` together with a *commit mark* (the highest committed record id). A crash between the
+two leaves records above the mark; the next open drops them (they were never acknowledged). A
+failed ``COMMIT`` cuts them off at once. Audit events wait in the outbox and are appended to the
+logs after the ``COMMIT`` (the next open flushes what a crash left there, exactly once).
+
+Erasure must remove bytes from several files, which no single commit can do. It commits an
+*intent* with the state-database part of the erasure, then rewrites the record file and the logs,
+then deletes the intent. A crash in between leaves the intent, and the next open finishes it.
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from ..errors import StoreInconsistentError
+from .audit_log import AuditEvent, AuditLog, DamagedLine
+from .base import VectorStore
+from .database import StateDatabase
+from .ledger import Ledger
+from .tracks import TrackTables
+
+__all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, log TEXT NOT NULL, user_id TEXT, tenant_id TEXT, event TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS intents (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, op TEXT NOT NULL, user_id TEXT NOT NULL, tenant_id TEXT,
+    record_id INTEGER);
+"""
+COMMIT_MARK = "committed_through"
+
+
+class UncommittedRecordWarning(UserWarning):
+    """Opening dropped records that were appended but never committed (a crash mid-``add``)."""
+
+
+@dataclass(frozen=True)
+class ErasureDone:
+    """What finishing one erasure intent removed from the files outside the state database."""
+
+    op: str
+    user_id: str
+    tenant_id: str | None
+    store: int
+    logs: int
+    store_files: tuple[str, ...]
+    log_files: tuple[str, ...]
+    damaged_log_lines: tuple[DamagedLine, ...] = ()
+
+
+class Storage:
+    """Records + state database + audit logs, with one ``transaction()`` over all of them.
+
+    ``records`` is any ``VectorStore``; with a ``batch()`` (the built-in stores) its adds join the
+    transaction. ``adopt_store=True`` accepts a store file that has records but no state database
+    yet (written by ``JsonVectorStore`` alone): its records are then trusted by their source.
+    """
+
+    backend = "custom"
+
+    def __init__(self, records: VectorStore, db: StateDatabase, audit: AuditLog, *, adopt_store: bool = False) -> None:
+        self.records, self.db, self.audit = records, db, audit
+        self.ledger = Ledger(db)
+        self.tracks = TrackTables(db)
+        db.ensure(_SCHEMA)
+        db.check_version()
+        if not db.read_only:
+            self._check_consistent(adopt_store)
+            self._recover()
+
+    # -- opening -------------------------------------------------------------------------------
+    def _check_consistent(self, adopt_store: bool) -> None:
+        """A state database and a store belong together; one missing beside the other is an error."""
+        store_new = getattr(self.records, "created", False)
+        store_path = getattr(self.records, "path", None)
+        mark = self.db.meta(COMMIT_MARK)
+        if self.db.created and not store_new and len(self.records.all_records()) and not adopt_store:
+            raise StoreInconsistentError(
+                f"the store holds {len(self.records.all_records())} records but its state database "
+                f"{self.db.path} is missing or empty, so every correction, verification and isolation "
+                "would be forgotten. Restore that file from a backup; or, if this store never had one "
+                "(written by JsonVectorStore alone), open it once with adopt_store=True to trust its "
+                "records by their source", path=store_path)
+        if store_new and not self.db.created and mark is not None and int(mark) > 0:
+            raise StoreInconsistentError(
+                f"the store file is missing or empty but its state database {self.db.path} remembers "
+                f"{mark} records: ids would restart and the ledger would describe records that are gone. "
+                "Restore the store file from a backup, or delete the state database too to start over",
+                path=store_path)
+
+    def _recover(self) -> None:
+        """Finish what a crash interrupted: uncommitted records out, outbox flushed, erasures done."""
+        mark = self.db.meta(COMMIT_MARK)
+        drop = getattr(self.records, "drop_records_after", None)
+        if mark is not None and drop is not None:
+            dropped = drop(int(mark))
+            if dropped:
+                warnings.warn(f"dropped {len(dropped)} record(s) (ids {dropped[0]}..{dropped[-1]}) appended by an "
+                              "add that was interrupted before it committed; it was never acknowledged",
+                              UncommittedRecordWarning, stacklevel=4)
+        self._set_mark()
+        self._flush_outbox(after_crash=True)
+        self.complete_intents()
+
+    def _set_mark(self) -> None:
+        last = getattr(self.records, "last_id", None)
+        if last is not None and self.db.meta(COMMIT_MARK) != str(last):
+            self.db.set_meta(COMMIT_MARK, str(last))
+
+    # -- transactions --------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[Storage]:
+        """One block of changes to every track: all committed together, or none."""
+        outer = not self.db.in_transaction
+        batch = getattr(self.records, "batch", None)
+        appended = False
+        try:
+            with self.db.transaction():
+                with batch() if outer and batch is not None else nullcontext():
+                    yield self
+                appended = outer
+                if outer:
+                    self._set_mark()  # in the same COMMIT as everything else
+        except BaseException:
+            undo = getattr(self.records, "undo_last_append", None)
+            if appended and undo is not None:
+                undo()  # the records went to the file, but the COMMIT failed
+            raise
+        if outer:
+            self._flush_outbox()
+
+    # -- audit events ----------------------------------------------------------------------------
+    def log(self, name: str, event: AuditEvent) -> None:
+        """Queue an event for the ``writes`` or ``reads`` log; it is appended once its block commits."""
+        with self.transaction():
+            self.db.execute("INSERT INTO outbox (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
+                            (name, event.user_id, event.tenant_id,
+                             json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))))
+
+    def _flush_outbox(self, *, after_crash: bool = False) -> None:
+        rows = self.db.fetchall("SELECT seq, log, event FROM outbox ORDER BY seq")
+        if not rows:
+            return
+        # subtle: after a crash some of these may already be in the log (appended, not yet deleted here).
+        present = {name: self.audit.seqs(name) for name in ("writes", "reads")} if after_crash else {}
+        for seq, name, raw in rows:
+            if seq not in present.get(name, ()):
+                event = AuditEvent.from_dict(json.loads(raw))
+                self.audit.append_events(name, [AuditEvent(event.kind, event.time, event.user_id, event.tenant_id,
+                                                           event.session_id, {**event.data, "seq": seq})])
+        self.db.execute("DELETE FROM outbox WHERE seq <= ?", (rows[-1][0],))
+
+    # -- erasure ---------------------------------------------------------------------------------
+    def intend(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None = None) -> None:
+        """Inside a transaction: promise to remove the user's (or one record's) bytes from the files.
+
+        Queued audit events of that user are dropped here, so no flush can bring them back."""
+        with self.transaction():
+            if op == "erase_user":
+                self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
+            self.db.execute("INSERT INTO intents (op, user_id, tenant_id, record_id) VALUES (?, ?, ?, ?)",
+                            (op, user_id, tenant_id, record_id))
+
+    def complete_intents(self) -> list[ErasureDone]:
+        """Carry out every committed intent on the record file and the logs, then forget the intent."""
+        done = []
+        for intent_id, op, user_id, tenant_id, record_id in self.db.fetchall(
+                "SELECT id, op, user_id, tenant_id, record_id FROM intents ORDER BY id"):
+            before = len(self.audit.damaged)
+            if op == "erase_user":
+                store = self.records.erase_user(user_id, tenant_id=tenant_id)
+                logs, files = self.audit.erase(user_id, tenant_id)
+            else:
+                record = self.records.get(record_id)
+                owned = record is not None and (record.get("tenant_id"), record["user_id"]) == (tenant_id, user_id)
+                store = 1 if owned and self.records.delete(record_id) is not None else 0
+                logs, files = self.audit.forget(record_id, user_id, tenant_id)
+            paths = tuple(str(p) for p in self.records.files()) if store else ()
+            done.append(ErasureDone(op, user_id, tenant_id, store, logs, paths, tuple(str(p) for p in files),
+                                    tuple(self.audit.damaged[before:])))
+            self.db.execute("DELETE FROM intents WHERE id = ?", (intent_id,))
+        if done:
+            self.db.checkpoint()  # the write-ahead log still holds the erased rows' old pages
+        return done
+
+    # -- files -----------------------------------------------------------------------------------
+    def files(self) -> list[Path]:
+        """Every file this storage writes (records, state database, logs)."""
+        return [*self.records.files(), *self.db.files(), *self.audit.files()]
+
+    def close(self) -> None:
+        self.records.close()
+        self.db.close()
+
+
+def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = None, ledger_path: Path | str | None = None,
+                 adopt_store: bool = False) -> Storage:
+    """The article's JSON Lines store with the other tracks beside it (``path=None``: all in memory).
+
+        memory_store.json                  the records (the article's file, an append-only log)
+        memory_store.governance.sqlite3    the state database: ledger, tracks, outbox, intents
+        memory_store.writes.jsonl / .reads.jsonl   the audit logs
+    """
+    from .json_store import JsonVectorStore
+
+    records = JsonVectorStore(path, fsync=fsync, scorer=scorer)
+    db = None
+    try:
+        if path is None:
+            db, audit = StateDatabase(ledger_path, fsync=fsync), AuditLog(None)
+        else:
+            real = records.path
+            state = Path(ledger_path) if ledger_path is not None else real.with_name(real.stem + ".governance.sqlite3")
+            db = StateDatabase(state, fsync=fsync)
+            audit = AuditLog(real.parent, stem=real.stem, fsync=fsync)
+        storage = Storage(records, db, audit, adopt_store=adopt_store)
+    except BaseException:
+        _abandon(records, db)
+        raise
+    storage.backend = "json"
+    return storage
+
+
+def _abandon(records: VectorStore, db: StateDatabase | None) -> None:
+    """Undo a failed open: release the writer lock, and remove files this open created, so a
+    second attempt meets exactly the situation the first one refused."""
+    if db is not None:
+        db.close()
+        if db.created and db.path is not None:
+            for path in db.files():
+                path.unlink(missing_ok=True)
+    records_path = getattr(records, "path", None)
+    created = getattr(records, "created", False)
+    records.close()
+    if created and records_path is not None:
+        records_path.unlink(missing_ok=True)
