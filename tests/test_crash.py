@@ -101,3 +101,58 @@ def test_kill_minus_nine_leaves_store_ledger_and_logs_readable(tmp_path):
                 memory.audit.reads()
                 memory.health()
     assert len(acknowledged) > 6
+
+
+ERASING_WRITER = r"""
+import sys
+from v2_memory import MemoryManager, Message
+memory = MemoryManager(store_path=sys.argv[1], window_size=2)
+k = 0
+while True:
+    k += 1
+    for n in range(3):
+        memory.add(Message("user", f"v{k} secret-v{k}-xyzzy {n} " + "记忆污染 " * 300, f"v{k}", session_id="s"))
+    memory.build_context("记忆污染", f"v{k}", session_id="s")
+    doomed = memory.add(Message("user", f"forgotten-{k}-plugh " + "阈值 " * 300, "keep")).record_id
+    kept = memory.add(Message("user", f"kept-{k} 阈值", "keep")).record_id
+    print("add", kept, flush=True)
+    memory.build_context("阈值", "keep")
+    memory.forget("keep", doomed)
+    print("forgot", k, flush=True)
+    memory.erase_user(f"v{k}")
+    print("erased", k, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX kill -9")
+def test_kill_minus_nine_never_half_applies_an_add_an_erase_or_a_forget(tmp_path):
+    """Killed at any moment, then reopened: every acknowledged add is there, every acknowledged
+    erasure and forget is complete on disk, and no track disagrees with another."""
+    from v2_memory import MemoryManager
+    from v2_memory.observe.audit import TornLogLineWarning
+
+    rng = random.Random(11)
+    path = tmp_path / "memory_store.json"
+    added, forgot, erased = set(), set(), set()
+    for _ in range(8):
+        out = _run_and_kill(ERASING_WRITER, path, rng.uniform(0.0, 0.6))
+        for kind, value in (line.split() for line in out.splitlines()):
+            {"add": added, "forgot": forgot, "erased": erased}[kind].add(int(value))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (TornRecordWarning, TornLogLineWarning, UncommittedRecordWarning))
+            with MemoryManager(store_path=path, window_size=2) as memory:
+                records = {r["record_id"]: r for r in memory.store.all_records()}
+                assert added <= set(records)
+                registered = {row[0] for row in memory.storage.db.fetchall("SELECT record_id FROM memories")}
+                assert registered == set(records)  # no record without its ledger row, no row without its record
+                assert memory.storage.db.fetchall("SELECT id FROM intents") == []
+                assert memory.storage.db.fetchall("SELECT seq FROM outbox") == []
+                for user in memory.users():
+                    assert all(rid in records for rid, _ in memory.window.entries((None, user)) if rid is not None)
+                memory.audit.writes(), memory.audit.reads()
+        on_disk = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+        for k in erased:
+            assert f"secret-v{k}-xyzzy".encode() not in on_disk
+        for k in forgot:
+            assert f"forgotten-{k}-plugh".encode() not in on_disk
+    assert len(erased) >= 3 and len(forgot) >= 3  # the writers really got that far

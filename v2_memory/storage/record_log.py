@@ -87,6 +87,7 @@ class RecordLog:
         """Read the file (creating it if missing), drop a torn tail, and open it for appends."""
         if self.read_only:
             return self._load_read_only()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock_file = lock_exclusively(self.path.with_name(f".{self.path.name}.lock"))
         try:
             return self._load_locked()

@@ -1,0 +1,296 @@
+"""The storage contract, on every backend: restart, atomic writes and erasures, honest errors.
+
+One fixture, ``backend``, opens a ``MemoryManager`` on each backend (as tinydb runs its suite on
+every storage); every test below runs on all of them.
+"""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import warnings
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import FakeClock
+from v2_memory import GovernancePolicy, MemoryManager, Message
+from v2_memory.errors import StoreCorruptError, StoreError, StoreInconsistentError, StoreLockedError
+from v2_memory.governance.decay import DecayRates
+from v2_memory.storage.database import CHUNK, StateDatabase
+
+BACKENDS = ["json"]
+
+
+class Backend:
+    """Opens managers on one backend in one folder; ``reopen`` is a process restart."""
+
+    def __init__(self, name: str, folder: Path) -> None:
+        self.name, self.folder = name, folder
+
+    @property
+    def target(self) -> Path:
+        return self.folder / "memory_store.json"
+
+    def open(self, **options) -> MemoryManager:
+        return MemoryManager(store_path=self.target, **options)
+
+    def files(self) -> list[Path]:
+        return [p for p in self.folder.rglob("*") if p.is_file()]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, tmp_path) -> Backend:
+    return Backend(request.param, tmp_path / request.param)
+
+
+def _bytes_on_disk(backend: Backend) -> bytes:
+    return b"".join(p.read_bytes() for p in backend.files())
+
+
+# -- restart ---------------------------------------------------------------------------------------
+
+USERS = ["u1", "u10", "Alice"]
+TEXTS = ["我用安卓手机", "刚才说错了，应该是Mac", "记住我不吃香菜", "别推荐咖啡", "CS201 作业 周五截止", "好的",
+         "组会在周三 记忆", "I use a Mac", "actually, I meant Friday", "记忆污染 阈值 过滤", "PPT 大纲 记忆"]
+QUERIES = ["记忆", "CS201 作业", "手机 Mac", "周三 组会", "香菜"]
+# Usage decay off: a read then changes no weight, so the context before and after a restart can be
+# compared by reading each once. (Usage itself lives in the ledger, which restarts are tested on too.)
+NO_USAGE = GovernancePolicy(rates=DecayRates(usage_hit=1.0, usage_miss=1.0))
+
+step = st.one_of(
+    st.tuples(st.just("add"), st.sampled_from(USERS), st.sampled_from(["user", "assistant"]), st.sampled_from(TEXTS),
+              st.sampled_from([None, "session", "task"]), st.sampled_from(["s1", "s2"])),
+    st.tuples(st.sampled_from(["end_session", "finish_task", "forget", "erase", "verify"]), st.sampled_from(USERS),
+              st.sampled_from(["s1", "s2"]), st.integers(1, 30)),
+)
+
+
+def _apply(memory: MemoryManager, op: tuple) -> None:
+    kind, user = op[0], op[1]
+    if kind == "add":
+        _, _, role, text, domain, sid = op
+        memory.add(Message(role, text, user, domain=domain, session_id=sid, task_id="t1" if domain == "task" else None))
+    elif kind == "end_session":
+        memory.end_session(user, op[2])
+    elif kind == "finish_task" and memory.task(user, "t1"):
+        memory.finish_task(user, "t1")
+    elif kind == "forget":
+        memory.forget(user, op[3])
+    elif kind == "erase" and op[3] % 5 == 0:
+        memory.erase_user(user)
+    elif kind == "verify":
+        memory.verify(op[3], user_id=user)
+
+
+def _contexts(memory: MemoryManager) -> list[str]:
+    return [memory.build_context(q, u, session_id=s, task_id="t1")
+            for u in USERS for q in QUERIES for s in (None, "s1")] + [memory.summary(u) for u in USERS]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(step, max_size=25))
+def test_build_context_after_a_restart_is_what_it_was_before(backend, ops):
+    shutil.rmtree(backend.folder, ignore_errors=True)
+    clock = FakeClock()
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3) as memory:
+        for user in USERS:
+            memory.start_task(user, "t1")
+        for op in ops:
+            _apply(memory, op)
+            clock.advance(minutes=1)
+        before = _contexts(memory)
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3) as memory:
+        assert _contexts(memory) == before
+
+
+def test_a_restart_keeps_window_summary_sessions_and_tasks(backend, clock):
+    with backend.open(clock=clock, window_size=2) as memory:
+        memory.start_task("ann", "paper")
+        for text in ("周一 组会 记忆污染", "周二 写 阈值 章节", "周三 交稿", "周四 休息"):
+            memory.add(Message("user", text, "ann", session_id="s1"))
+        memory.end_session("ann", "s1")
+        window, summary = memory.recent_messages("ann"), memory.summary("ann")
+    with backend.open(clock=clock, window_size=2) as memory:
+        assert memory.recent_messages("ann") == window and summary.startswith("[2 earlier messages]")
+        assert memory.summary("ann") == summary
+        assert memory.session("ann", "s1").ended_at is not None
+        assert memory.task("ann", "paper").status(clock()) == "active"
+
+
+# -- atomic add ------------------------------------------------------------------------------------
+
+def _boom(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("failing", ["records", "ledger", "tracks", "mark"])
+def test_a_failed_add_leaves_no_trace_and_a_retry_stores_one_copy(backend, clock, monkeypatch, failing):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "CS201 作业 周五截止", "ann"))
+        files_before = {p: p.read_bytes() for p in backend.files() if p.suffix == ".json"}
+        target = {"records": (type(memory.store._log), "append"), "ledger": (type(memory.ledger), "index_identifiers"),
+                  "tracks": (type(memory.storage.tracks), "save"), "mark": (type(memory.storage), "_set_mark")}[failing]
+        with monkeypatch.context() as patch:
+            patch.setattr(*target, _boom)
+            with pytest.raises(OSError, match="No space"):
+                memory.add(Message("user", "CS202 作业 周三截止", "ann"))
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止"]
+        assert [m.content for m in memory.recent_messages("ann")] == ["CS201 作业 周五截止"]
+        assert {e.data.get("record_id") for e in memory.audit.writes()} == {1}
+        assert memory.ledger.records_with('[null,"ann"]', ["CS202"]) == []
+        assert {p: p.read_bytes() for p in files_before} == files_before
+        memory.add(Message("user", "CS202 作业 周三截止", "ann"))  # the retry
+    with backend.open(clock=clock) as memory:
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "CS202 作业 周三截止"]
+        assert len([e for e in memory.audit.writes() if e.kind == "write"]) == 2
+
+
+# -- erasure ---------------------------------------------------------------------------------------
+
+def test_erase_with_audit_off_still_scrubs_the_logs_it_finds(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "guest 的私密笔记 zebra-7731", "guest"))
+        memory.build_context("私密笔记", "guest")
+    with backend.open(clock=clock, audit=False) as memory:
+        receipt = memory.erase_user("guest")
+    assert receipt.logs == 2
+    assert b"zebra-7731" not in _bytes_on_disk(backend)
+
+
+def test_forget_never_touches_another_users_events_with_the_same_text(backend, clock):
+    with backend.open(clock=clock) as memory:
+        mine = memory.add(Message("user", "周五 体检 上午九点", "ann")).record_id
+        memory.add(Message("user", "周五 体检 上午九点", "bob"))
+        memory.build_context("体检", "bob")
+        assert memory.forget("ann", mine)
+        assert [e.user_id for e in memory.audit.writes()] == ["bob"]
+        assert [e.user_id for e in memory.audit.reads()] == ["bob"]
+
+
+def test_erase_completes_through_a_damaged_log_line_and_reports_it(backend, clock):
+    with backend.open(clock=clock) as memory:
+        for n in range(3):
+            memory.add(Message("user", f"secret-{n} 记忆", "guest"))
+            memory.add(Message("user", f"keep-{n} 记忆", "ann"))
+    log = backend.folder / "memory_store.writes.jsonl"
+    lines = log.read_bytes().split(b"\n")
+    lines[2] = b'{"kind": "write", "user_id": "guest", "content": "secret-1 \xff broken'
+    log.write_bytes(b"\n".join(lines))
+    with backend.open(clock=clock) as memory:
+        with pytest.raises(StoreCorruptError, match="line 3"):
+            memory.audit.writes()
+        receipt = memory.erase_user("guest")
+        assert receipt.store == 3 and receipt.damaged_log_lines == (f"{log}:3",)
+        kept = [e.data["content"] for e in memory.audit.writes() if e.kind == "write"]
+        assert kept == ["keep-0 记忆", "keep-1 记忆", "keep-2 记忆"]
+    assert b"secret-" not in _bytes_on_disk(backend)
+
+
+def test_an_interrupted_erasure_is_finished_by_the_next_open(backend, clock, monkeypatch):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "guest secret walrus-42 记忆", "guest"))
+        memory.add(Message("user", "ann keeps this 记忆", "ann"))
+        with monkeypatch.context() as patch:
+            patch.setattr(type(memory.storage.audit), "erase", _boom)  # dies after the commit, before the logs
+            with pytest.raises(OSError):
+                memory.erase_user("guest")
+        assert memory.recent_messages("guest") == [] and memory.store.records("guest") == []
+        assert b"walrus-42" in _bytes_on_disk(backend)  # half done: the logs still hold the text
+    with backend.open(clock=clock) as memory:  # the intent is still there: opening finishes it
+        assert memory.users() == ["ann"]
+        assert memory.storage.db.fetchall("SELECT * FROM intents") == []
+    assert b"walrus-42" not in _bytes_on_disk(backend)
+
+
+# -- inconsistency is an error, never a reset ------------------------------------------------------
+
+def test_a_missing_store_beside_a_live_ledger_is_an_error(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "记忆", "ann"))
+    backend.target.unlink()
+    for _ in range(2):
+        with pytest.raises(StoreInconsistentError, match="missing or empty.*Restore the store file"):
+            backend.open(clock=clock)
+    assert not backend.target.exists()  # nothing was recreated
+
+
+def test_a_missing_ledger_beside_a_full_store_is_an_error(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "我的手机 13800138000", "ann"))
+    ledger = backend.folder / "memory_store.governance.sqlite3"
+    ledger.unlink()
+    with pytest.raises(StoreInconsistentError, match=r"holds 1 records.*memory_store\.governance\.sqlite3"):
+        backend.open(clock=clock)
+    assert not ledger.exists()
+
+
+# -- locks, symlinks, failed opens -----------------------------------------------------------------
+
+def test_a_symlinked_store_shares_the_real_files_lock(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "记忆", "ann"))
+        link = backend.folder / "alias.json"
+        link.symlink_to(backend.target)
+        with pytest.raises(StoreLockedError):
+            MemoryManager(store_path=link, clock=clock)
+
+
+def test_a_failed_open_releases_the_lock(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "记忆", "ann"))
+    good = backend.target.read_bytes()
+    backend.target.write_bytes(good.replace(b'"record_id":1', b'"record_id":"one"'))
+    for _ in range(2):  # the second attempt meets the same error, not a stale lock
+        with pytest.raises(StoreCorruptError):
+            backend.open(clock=clock)
+    backend.target.write_bytes(good)
+    with backend.open(clock=clock) as memory:
+        assert len(memory.store.records("ann")) == 1
+
+
+# -- SQL hygiene -----------------------------------------------------------------------------------
+
+def test_no_statement_grows_with_the_number_of_records(tmp_path):
+    """health() and friends ask about many ids; each statement carries at most CHUNK of them."""
+    from v2_memory.storage.ledger import Ledger
+
+    ledger = Ledger(StateDatabase(tmp_path / "l.sqlite3"))
+    with ledger.db.transaction():
+        for rid in range(1, 2 * CHUNK + 10):
+            ledger.register(rid, '[null,"u"]', verified=True, base_weight=1.0)
+    statements: list[str] = []
+    ledger.db._db.set_trace_callback(statements.append)
+    assert len(ledger.states(range(1, 40_000))) == 2 * CHUNK + 9
+    assert max(s.count(",") for s in statements) < CHUNK + 10
+
+
+def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path):
+    db = StateDatabase(tmp_path / "s.sqlite3")
+    other = sqlite3.connect(tmp_path / "s.sqlite3", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    db._db.execute("PRAGMA busy_timeout = 50")
+    try:
+        with pytest.raises(StoreError, match="busy") as caught:
+            db.set_meta("k", "v")
+        assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+    finally:
+        other.rollback()
+        other.close()
+        db.close()
+
+
+def test_ids_with_sql_metacharacters_match_exactly(backend, clock):
+    hostile = ["%", "_", "'; DROP TABLE memories; --", "*", "u%", "a_c"]
+    with backend.open(clock=clock) as memory:
+        for user in hostile + ["abc", "u1"]:
+            memory.add(Message("user", f"记忆 of {user}", user, session_id=user))
+        for user in hostile:
+            assert [r["user_id"] for r in memory.store.records(user)] == [user]
+            assert memory.erase_user(user).store == 1
+        assert sorted(memory.users()) == ["abc", "u1"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with backend.open(clock=clock) as memory:
+            assert sorted(memory.users()) == ["abc", "u1"]
