@@ -107,7 +107,7 @@ ERASING_WRITER = r"""
 import sys
 from v2_memory import MemoryManager, Message
 memory = MemoryManager(store_path=sys.argv[1], window_size=2)
-k = 0
+k = memory.store.last_id * 10  # a fresh range of victims per run (ids only grow)
 while True:
     k += 1
     for n in range(3):
