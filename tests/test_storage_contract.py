@@ -229,12 +229,21 @@ def test_a_missing_ledger_beside_a_full_store_is_an_error(backend, clock):
 # -- locks, symlinks, failed opens -----------------------------------------------------------------
 
 def test_a_symlinked_store_shares_the_real_files_lock(backend, clock):
+    """Two names, one file: a second writer through the link is refused (ids would clash)."""
+    from v2_memory import JsonVectorStore
+
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "记忆", "ann"))
-        link = backend.folder / "alias.json"
-        link.symlink_to(backend.target)
+    link = backend.folder / "alias.json"
+    link.symlink_to(backend.target)
+    with JsonVectorStore(backend.target):
         with pytest.raises(StoreLockedError):
-            MemoryManager(store_path=link, clock=clock)
+            JsonVectorStore(link)
+    with backend.open(clock=clock) as memory:  # in one process, the link is recognised as the same store
+        via_link = MemoryManager(store_path=link, clock=clock)
+        with pytest.raises(StoreError, match="opened again"):
+            memory.add(Message("user", "x", "ann"))
+        via_link.close()
 
 
 def test_a_failed_open_releases_the_lock(backend, clock):
@@ -294,3 +303,27 @@ def test_ids_with_sql_metacharacters_match_exactly(backend, clock):
         warnings.simplefilter("error")
         with backend.open(clock=clock) as memory:
             assert sorted(memory.users()) == ["abc", "u1"]
+
+
+# -- the same store opened twice in one process (a notebook cell run again) ------------------------
+
+def test_running_the_notebook_cell_again_just_works(backend, clock):
+    first = backend.open(clock=clock)
+    first.add(Message("user", "我在写 Agent 专栏 记忆", "ann"))
+    second = backend.open(clock=clock)  # no StoreLockedError: the earlier opening is closed for us
+    second.add(Message("user", "第二篇讨论记忆污染", "ann"))
+    assert [r["content"] for r in second.store.records("ann")] == ["我在写 Agent 专栏 记忆", "第二篇讨论记忆污染"]
+    with pytest.raises(StoreError, match="opened again in this process.*newer MemoryManager"):
+        first.add(Message("user", "lost?", "ann"))
+    with pytest.raises(StoreError, match="opened again"):
+        first.build_context("记忆", "ann")
+    first.close()  # harmless
+    second.close()
+
+
+def test_a_second_writer_gets_an_error_that_says_what_to_do(backend):
+    from v2_memory import JsonVectorStore
+
+    with JsonVectorStore(backend.target):
+        with pytest.raises(StoreLockedError, match="close\\(\\) the other.*read-only"):
+            JsonVectorStore(backend.target)

@@ -5,6 +5,7 @@ relevance threshold, real erasure, and an exact inverted index. Standard library
 """
 from .errors import (
     StoreCorruptError,
+    StoreClosedError,
     StoreError,
     StoreInconsistentError,
     StoreLockedError,
@@ -52,6 +53,7 @@ __all__ = [
     "StorePathError",
     "StoreCorruptError",
     "StoreLockedError",
+    "StoreClosedError",
     "StoreInconsistentError",
     "UnsupportedFormatError",
     "TornRecordWarning",

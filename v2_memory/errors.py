@@ -55,3 +55,7 @@ class StoreInconsistentError(StoreError):
 
     Nothing was changed or recreated: the message says what is missing and how to repair it.
     """
+
+
+class StoreClosedError(StoreError):
+    """The memory was closed (by ``close()``, or because the same store was opened again)."""

@@ -101,6 +101,9 @@ def lock_exclusively(lock_path: Path) -> BinaryIO:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         handle.close()
-        raise StoreLockedError("another writer has this store open (one writer per store file)",
-                               path=lock_path) from exc
+        raise StoreLockedError(
+            "another writer has this store open (one writer per store file). In this process? close() "
+            "the other JsonVectorStore first (a MemoryManager opened again on the same file closes the "
+            "earlier one by itself). In another process? Stop it, or open read-only to inspect",
+            path=lock_path) from exc
     return handle

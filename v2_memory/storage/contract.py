@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import warnings
+import weakref
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -206,9 +207,16 @@ class Storage:
         """Every file this storage writes (records, state database, logs)."""
         return [*self.records.files(), *self.db.files(), *self.audit.files()]
 
-    def close(self) -> None:
+    @property
+    def closed(self) -> bool:
+        return self.db.closed_reason is not None
+
+    def close(self, reason: str = "it was closed") -> None:
+        """Release the files (idempotent); later use raises ``StoreClosedError`` giving ``reason``."""
+        if self.closed:
+            return
         self.records.close()
-        self.db.close()
+        self.db.close(reason)
 
 
 def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = None, ledger_path: Path | str | None = None,
@@ -221,6 +229,8 @@ def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = 
     """
     from .json_store import JsonVectorStore
 
+    if path is not None:
+        _close_earlier_opening(Path(path))
     records = JsonVectorStore(path, fsync=fsync, scorer=scorer)
     db = None
     try:
@@ -236,7 +246,27 @@ def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = 
         _abandon(records, db)
         raise
     storage.backend = "json"
+    if path is not None:
+        _OPEN[_key(Path(path))] = weakref.ref(storage)
     return storage
+
+
+# resolved store path -> the Storage this process has open on it (a notebook cell run twice)
+_OPEN: dict[Path, weakref.ref[Storage]] = {}
+
+
+def _key(path: Path) -> Path:
+    return path.resolve()
+
+
+def _close_earlier_opening(path: Path) -> None:
+    """Opening a store this process already has open closes the earlier opening first: re-running
+    ``memory = MemoryManager(...)`` in a notebook just works, and the old object says why it stopped."""
+    earlier = _OPEN.pop(_key(path), None)
+    storage = earlier() if earlier is not None else None
+    if storage is not None and not storage.closed:
+        storage.close(reason="the same store was opened again in this process (a notebook cell run twice?); "
+                             "use the newer MemoryManager")
 
 
 def _abandon(records: VectorStore, db: StateDatabase | None) -> None:

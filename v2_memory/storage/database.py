@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from ..errors import StoreCorruptError, StoreError, UnsupportedFormatError
+from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
 from ..files import open_private_append
 
 __all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK"]
@@ -47,7 +47,7 @@ class StateDatabase:
         self._lock = threading.RLock()
         self._depth = 0  # open transaction blocks; SQLite's BEGIN/COMMIT happen at depth 0
         self._failed = False
-        self._schemas: list[str] = []
+        self.closed_reason: str | None = None  # why this database was closed, once it is
         try:
             self._db = self._connect(fsync)
         except sqlite3.DatabaseError as exc:
@@ -182,6 +182,8 @@ class StateDatabase:
                 self._translate(lambda: self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
 
     def _translate(self, action: Any) -> Any:
+        if self.closed_reason is not None:
+            raise StoreClosedError(f"this memory is closed: {self.closed_reason}", path=self._where)
         try:
             return action()
         except sqlite3.DatabaseError as exc:
@@ -203,8 +205,11 @@ class StateDatabase:
         return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), Path(f"{self.path}-journal"))
                 if p.exists()]
 
-    def close(self) -> None:
+    def close(self, reason: str = "it was closed") -> None:
         with self._lock:
+            if self.closed_reason is not None:
+                return
+            self.closed_reason = reason
             if not self.read_only and self.path is not None:
                 try:
                     # Leave a plain file behind (no -wal/-shm beside it), so a read-only look later
