@@ -125,14 +125,15 @@ while True:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX kill -9")
-def test_kill_minus_nine_never_half_applies_an_add_an_erase_or_a_forget(tmp_path):
+@pytest.mark.parametrize("store_name", ["memory_store.json", "memory.sqlite3"])
+def test_kill_minus_nine_never_half_applies_an_add_an_erase_or_a_forget(tmp_path, store_name):
     """Killed at any moment, then reopened: every acknowledged add is there, every acknowledged
     erasure and forget is complete on disk, and no track disagrees with another."""
     from v2_memory import MemoryManager
     from v2_memory.observe.audit import TornLogLineWarning
 
     rng = random.Random(11)
-    path = tmp_path / "memory_store.json"
+    path = tmp_path / store_name
     added, forgot, erased = set(), set(), set()
     for _ in range(8):
         out = _run_and_kill(ERASING_WRITER, path, rng.uniform(0.0, 0.6))

@@ -85,15 +85,17 @@ def test_no_context_ever_contains_another_users_text(writes, window_size, query)
     secret_at=st.integers(0, 25),
     window_size=st.integers(1, 5),
     victim=st.sampled_from(USERS),
+    store_name=st.sampled_from(["m.json", "m.sqlite3"]),
 )
-def test_after_erase_the_secret_is_nowhere(writes, secret_at, window_size, victim):
+def test_after_erase_the_secret_is_nowhere(writes, secret_at, window_size, victim, store_name):
+    """On the JSON backend and on SQLite: every file, byte by byte, and every track."""
     secret = "SECRET-身份证-4471"
     writes = list(writes)
     writes.insert(min(secret_at, len(writes)), (victim, f"记住 {secret} 阈值 memory"))
     # The same secret as a persona fact and an exact identifier: it must leave the SQLite ledger too.
     writes.insert(min(secret_at, len(writes)), (victim, f"我用 {secret} CS9071"))
     with tempfile.TemporaryDirectory() as folder:
-        with MemoryManager(window_size=window_size, threshold=0.0, store_path=Path(folder) / "m.json") as manager:
+        with MemoryManager(window_size=window_size, threshold=0.0, store_path=Path(folder) / store_name) as manager:
             for user, text in writes:
                 manager.add(Message("user", text, user))
             manager.build_context(f"{secret} 阈值 memory", victim)  # puts the secret in the read log too

@@ -20,7 +20,7 @@ from v2_memory.errors import StoreCorruptError, StoreError, StoreInconsistentErr
 from v2_memory.governance.decay import DecayRates
 from v2_memory.storage.database import CHUNK, StateDatabase
 
-BACKENDS = ["json"]
+BACKENDS = ["json", "sqlite"]
 
 
 class Backend:
@@ -31,7 +31,7 @@ class Backend:
 
     @property
     def target(self) -> Path:
-        return self.folder / "memory_store.json"
+        return self.folder / {"json": "memory_store.json", "sqlite": "memory.sqlite3"}[self.name]
 
     def open(self, **options) -> MemoryManager:
         return MemoryManager(store_path=self.target, **options)
@@ -130,7 +130,9 @@ def test_a_failed_add_leaves_no_trace_and_a_retry_stores_one_copy(backend, clock
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "CS201 作业 周五截止", "ann"))
         files_before = {p: p.read_bytes() for p in backend.files() if p.suffix == ".json"}
-        target = {"records": (type(memory.store._log), "append"), "ledger": (type(memory.ledger), "index_identifiers"),
+        # "records": after the record is written (the JSON line appended, or the row inserted)
+        written = (type(memory.store._log), "append") if backend.name == "json" else (type(memory.store), "_extend_cache")
+        target = {"records": written, "ledger": (type(memory.ledger), "index_identifiers"),
                   "tracks": (type(memory.storage.tracks), "save"), "mark": (type(memory.storage), "_set_mark")}[failing]
         with monkeypatch.context() as patch:
             patch.setattr(*target, _boom)
@@ -174,21 +176,29 @@ def test_erase_completes_through_a_damaged_log_line_and_reports_it(backend, cloc
         for n in range(3):
             memory.add(Message("user", f"secret-{n} 记忆", "guest"))
             memory.add(Message("user", f"keep-{n} 记忆", "ann"))
-    log = backend.folder / "memory_store.writes.jsonl"
-    lines = log.read_bytes().split(b"\n")
-    lines[2] = b'{"kind": "write", "user_id": "guest", "content": "secret-1 \xff broken'
-    log.write_bytes(b"\n".join(lines))
+    if backend.name == "json":
+        log = backend.folder / "memory_store.writes.jsonl"
+        lines = log.read_bytes().split(b"\n")
+        lines[2] = b'{"kind": "write", "user_id": "guest", "content": "secret-1 \xff broken'
+        log.write_bytes(b"\n".join(lines))
+        where, damaged = "line 3", (f"{log}:3",)
+    else:  # the logs are a table: damage one event's JSON, keep its owner column
+        db = sqlite3.connect(backend.target)
+        db.execute("UPDATE audit_events SET event = '{\"kind\": \"write\", secret-1 broken' WHERE seq = 3")
+        db.commit()
+        db.close()
+        where, damaged = "event 3", ()
     with backend.open(clock=clock) as memory:
-        with pytest.raises(StoreCorruptError, match="line 3"):
+        with pytest.raises(StoreCorruptError, match=where):
             memory.audit.writes()
         receipt = memory.erase_user("guest")
-        assert receipt.store == 3 and receipt.damaged_log_lines == (f"{log}:3",)
+        assert receipt.store == 3 and receipt.damaged_log_lines == damaged
         kept = [e.data["content"] for e in memory.audit.writes() if e.kind == "write"]
         assert kept == ["keep-0 记忆", "keep-1 记忆", "keep-2 记忆"]
     assert b"secret-" not in _bytes_on_disk(backend)
 
 
-def test_an_interrupted_erasure_is_finished_by_the_next_open(backend, clock, monkeypatch):
+def test_an_interrupted_erasure_is_all_or_nothing(backend, clock, monkeypatch):
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "guest secret walrus-42 记忆", "guest"))
         memory.add(Message("user", "ann keeps this 记忆", "ann"))
@@ -196,8 +206,12 @@ def test_an_interrupted_erasure_is_finished_by_the_next_open(backend, clock, mon
             patch.setattr(type(memory.storage.audit), "erase", _boom)  # dies after the commit, before the logs
             with pytest.raises(OSError):
                 memory.erase_user("guest")
-        assert memory.recent_messages("guest") == [] and memory.store.records("guest") == []
-        assert b"walrus-42" in _bytes_on_disk(backend)  # half done: the logs still hold the text
+        if backend.name == "sqlite":  # one transaction: the failure rolled all of it back
+            assert memory.store.records("guest") != [] and memory.recent_messages("guest") != []
+            memory.erase_user("guest")
+        else:
+            assert memory.recent_messages("guest") == [] and memory.store.records("guest") == []
+            assert b"walrus-42" in _bytes_on_disk(backend)  # half done: the logs still hold the text
     with backend.open(clock=clock) as memory:  # the intent is still there: opening finishes it
         assert memory.users() == ["ann"]
         assert memory.storage.db.fetchall("SELECT * FROM intents") == []
@@ -206,6 +220,7 @@ def test_an_interrupted_erasure_is_finished_by_the_next_open(backend, clock, mon
 
 # -- inconsistency is an error, never a reset ------------------------------------------------------
 
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
 def test_a_missing_store_beside_a_live_ledger_is_an_error(backend, clock):
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "记忆", "ann"))
@@ -216,6 +231,7 @@ def test_a_missing_store_beside_a_live_ledger_is_an_error(backend, clock):
     assert not backend.target.exists()  # nothing was recreated
 
 
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
 def test_a_missing_ledger_beside_a_full_store_is_an_error(backend, clock):
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "我的手机 13800138000", "ann"))
@@ -228,6 +244,7 @@ def test_a_missing_ledger_beside_a_full_store_is_an_error(backend, clock):
 
 # -- locks, symlinks, failed opens -----------------------------------------------------------------
 
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
 def test_a_symlinked_store_shares_the_real_files_lock(backend, clock):
     """Two names, one file: a second writer through the link is refused (ids would clash)."""
     from v2_memory import JsonVectorStore
@@ -246,6 +263,7 @@ def test_a_symlinked_store_shares_the_real_files_lock(backend, clock):
         via_link.close()
 
 
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
 def test_a_failed_open_releases_the_lock(backend, clock):
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "记忆", "ann"))
@@ -310,17 +328,23 @@ def test_ids_with_sql_metacharacters_match_exactly(backend, clock):
 def test_running_the_notebook_cell_again_just_works(backend, clock):
     first = backend.open(clock=clock)
     first.add(Message("user", "我在写 Agent 专栏 记忆", "ann"))
-    second = backend.open(clock=clock)  # no StoreLockedError: the earlier opening is closed for us
+    second = backend.open(clock=clock)  # no StoreLockedError
     second.add(Message("user", "第二篇讨论记忆污染", "ann"))
     assert [r["content"] for r in second.store.records("ann")] == ["我在写 Agent 专栏 记忆", "第二篇讨论记忆污染"]
-    with pytest.raises(StoreError, match="opened again in this process.*newer MemoryManager"):
-        first.add(Message("user", "lost?", "ann"))
-    with pytest.raises(StoreError, match="opened again"):
-        first.build_context("记忆", "ann")
+    if backend.name == "json":  # one writer per file: the earlier opening was closed for us, and says so
+        with pytest.raises(StoreError, match="opened again in this process.*newer MemoryManager"):
+            first.add(Message("user", "lost?", "ann"))
+        with pytest.raises(StoreError, match="opened again"):
+            first.build_context("记忆", "ann")
+    else:  # a database is shared: both keep working and each sees the other's writes
+        first.add(Message("user", "第三篇 记忆 阈值", "ann"))
+        assert "第三篇" in second.build_context("记忆 阈值", "ann")
+        assert [m.content for m in second.recent_messages("ann")][-1] == "第三篇 记忆 阈值"
     first.close()  # harmless
     second.close()
 
 
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
 def test_a_second_writer_gets_an_error_that_says_what_to_do(backend):
     from v2_memory import JsonVectorStore
 

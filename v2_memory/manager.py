@@ -32,7 +32,8 @@ from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
 from .retrieval.scorers import Scorer
 from .storage import VectorStore
 from .storage.audit_log import AuditLog as _AuditLog
-from .storage.contract import Storage, json_storage
+from .storage.backends import open_storage
+from .storage.contract import Storage
 from .storage.database import StateDatabase
 from .storage.tracks import ScopeTracks
 from .tracks.summarizer import Summarizer, SummaryTrack
@@ -87,8 +88,7 @@ class MemoryManager:
         self.governor = Governor(self.store, self.ledger, policy, self._now)
         self._logging = audit is not False
         self._lock = threading.RLock()
-        for scope in self.storage.tracks.scopes():
-            self._load(scope)
+        self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
 
     @property
     def audit(self) -> AuditLog | None:
@@ -183,7 +183,9 @@ class MemoryManager:
     def session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> SessionInfo | None:
         """The session's state (start, last message, deadline, end), or None if never seen."""
         scope = require_scope(user_id, tenant_id)
-        return next((s for s in self.governor.state.sessions(scope) if s.session_id == session_id), None)
+        with self._lock:
+            self._ensure(scope)
+            return next((s for s in self.governor.state.sessions(scope) if s.session_id == session_id), None)
 
     def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
         """Start a task; its memories enter only reads with this ``task_id`` until the TTL runs out."""
@@ -212,7 +214,10 @@ class MemoryManager:
 
     def task(self, user_id: str, task_id: str, *, tenant_id: str | None = None) -> TaskInfo | None:
         """The task's state (deadline, completion, finished), or None if never started."""
-        return self.governor.state.task(require_scope(user_id, tenant_id), task_id)
+        scope = require_scope(user_id, tenant_id)
+        with self._lock:
+            self._ensure(scope)
+            return self.governor.state.task(scope, task_id)
 
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, user_id: str = "default", top_k: int = 3, *, tenant_id: str | None = None,
@@ -225,6 +230,7 @@ class MemoryManager:
         if domain is not None and domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
         with self._lock:
+            self._ensure(scope)
             return self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
                                          session_id=session_id, task_id=task_id, domain=domain)
 
@@ -279,20 +285,23 @@ class MemoryManager:
 
     def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
-            return self.window.messages(require_scope(user_id, tenant_id))
+            self._ensure(scope)
+            return self.window.messages(scope)
 
     def summary(self, user_id: str = "default", *, tenant_id: str | None = None) -> str:
         """The user's summary of messages that left the window ('' if none)."""
+        scope = require_scope(user_id, tenant_id)
         with self._lock:
-            return self.summaries.get(require_scope(user_id, tenant_id)).text
+            self._ensure(scope)
+            return self.summaries.get(scope).text
 
     def users(self, *, tenant_id: str | None = None) -> list[str]:
         """Every user (under ``tenant_id``) with something in any track, in first-seen order."""
         with self._lock:
-            scopes = self.window.users() + self.summaries.users()
-            seen = dict.fromkeys(user for tenant, user in scopes if tenant == tenant_id)
-            seen.update(dict.fromkeys(self.store.users(tenant_id=tenant_id)))
+            seen = dict.fromkeys(self.store.users(tenant_id=tenant_id))  # by first stored record
+            seen.update(dict.fromkeys(user for tenant, user in self.storage.tracks.scopes() if tenant == tenant_id))
         return list(seen)
 
     # -- erasure -----------------------------------------------------------------------------
@@ -378,11 +387,21 @@ class MemoryManager:
         fails, the transaction rolls back and the in-memory tracks are read back from storage."""
         try:
             with self.storage.transaction():
+                self._ensure(scope)
                 yield
                 self._save(scope)
         except BaseException:
-            self._load(scope)
+            self._fresh.discard(scope)  # read back from storage on next use
             raise
+
+    def _ensure(self, scope: tuple[str | None, str]) -> None:
+        """Make the scope's cached tracks current: read them from storage the first time, and again
+        whenever another process (or another manager on the same file) has committed since."""
+        if self.storage.changed_elsewhere():
+            self._fresh.clear()
+        if scope not in self._fresh:
+            self._load(scope)
+            self._fresh.add(scope)
 
     def _save(self, scope: tuple[str | None, str]) -> None:
         state = self.governor.state
@@ -413,7 +432,7 @@ def _open_storage(store: VectorStore | None, store_path: Path | str | None, fsyn
     if store is not None:
         storage = Storage(store, StateDatabase(ledger_path, fsync=fsync), _AuditLog(None), adopt_store=True)
     else:
-        storage = json_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
+        storage = open_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
     if isinstance(audit, _AuditLog):
         storage.audit = audit
     return storage

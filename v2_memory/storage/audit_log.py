@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
-__all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine"]
+__all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record"]
 
 
 class TornLogLineWarning(UserWarning):
@@ -60,6 +60,14 @@ def user_hash(user_id: str, tenant_id: str | None = None) -> str:
     id again. It keeps no content; but a guessable id (an e-mail, "user-42") can be found by trying
     candidates, so treat the fingerprint as pseudonymous, not anonymous."""
     return hashlib.sha256(json.dumps([tenant_id, user_id]).encode("utf-8")).hexdigest()[:16]
+
+
+def mentions_record(event: AuditEvent, record_id: int) -> bool:
+    """Whether an event holds one record's text: its write, or a read that judged or showed it."""
+    if event.kind == "read":
+        return (record_id in event.data.get("shown", [])
+                or any(c.get("record_id") == record_id for c in event.data.get("candidates", [])))
+    return event.data.get("record_id") == record_id
 
 
 def _owned_by(event: AuditEvent, user_id: str, tenant_id: str | None) -> bool:
@@ -213,14 +221,7 @@ class AuditLog:
         that had it as a candidate or showed it (window, summary snippet or memory: the ``shown`` ids).
         Other users' events are never touched, whatever text they hold."""
 
-        def mentions(event: AuditEvent) -> bool:
-            if not _owned_by(event, user_id, tenant_id):
-                return False
-            if event.kind == "read":
-                return (record_id in event.data.get("shown", [])
-                        or any(c.get("record_id") == record_id for c in event.data.get("candidates", [])))
-            return event.data.get("record_id") == record_id
-        return self.remove(mentions)
+        return self.remove(lambda event: _owned_by(event, user_id, tenant_id) and mentions_record(event, record_id))
 
     def remove(self, doomed: Callable[[AuditEvent], bool]) -> tuple[int, list[Path]]:
         """Rewrite every log without the events ``doomed`` picks (atomically, file by file).

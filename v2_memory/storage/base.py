@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..messages import Hit
+from ..validation import require_scope, require_text
 
-__all__ = ["VectorStore"]
+__all__ = ["VectorStore", "new_record", "RESERVED_FIELDS"]
+
+RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id", "index_text"})
 
 
 @runtime_checkable
@@ -58,3 +61,31 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Release file handles."""
+
+
+def new_record(user_id: str, role: str, content: str, tenant_id: str | None, index_text: str | None,
+               metadata: dict[str, Any]) -> dict[str, Any]:
+    """A checked record without its id, as every store builds it (so every backend refuses the
+    same bad input the same way, before anything changes).
+
+    ``index_text`` is extra text the record is found by; a blank string is the same as none.
+    """
+    require_scope(user_id, tenant_id)
+    require_text("role", role)
+    require_text("content", content)
+    if index_text is not None and not isinstance(index_text, str):
+        raise TypeError(f"index_text must be a str or None, got {type(index_text).__name__}")
+    if index_text is not None and index_text.strip():
+        require_text("index_text", index_text)  # valid Unicode
+    else:
+        index_text = None
+    clash = RESERVED_FIELDS.intersection(metadata)
+    if clash:
+        raise ValueError(f"metadata may not set reserved fields: {sorted(clash)}")
+    record: dict[str, Any] = {"user_id": user_id, "role": role, "content": content}
+    if tenant_id is not None:
+        record["tenant_id"] = tenant_id
+    if index_text:
+        record["index_text"] = index_text
+    record.update(metadata)
+    return record

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import warnings
-import weakref
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,6 +78,10 @@ class Storage:
 
     def __init__(self, records: VectorStore, db: StateDatabase, audit: AuditLog, *, adopt_store: bool = False) -> None:
         self.records, self.db, self.audit = records, db, audit
+        self._seen_version: int | None = None
+        self._done: list[ErasureDone] = []  # erasures carried out inside the open transaction
+        # Records in the state database itself (SQLite) commit with everything else; a file does not.
+        self.records_in_database = getattr(records, "db", None) is db
         self.ledger = Ledger(db)
         self.tracks = TrackTables(db)
         db.ensure(_SCHEMA)
@@ -122,6 +125,8 @@ class Storage:
         self.complete_intents()
 
     def _set_mark(self) -> None:
+        if self.records_in_database:
+            return  # committed with everything else: no mark needed
         last = getattr(self.records, "last_id", None)
         if last is not None and self.db.meta(COMMIT_MARK) != str(last):
             self.db.set_meta(COMMIT_MARK, str(last))
@@ -144,6 +149,11 @@ class Storage:
             undo = getattr(self.records, "undo_last_append", None)
             if appended and undo is not None:
                 undo()  # the records went to the file, but the COMMIT failed
+            rolled_back = getattr(self.records, "rolled_back", None)
+            if outer and rolled_back is not None:
+                rolled_back()  # a store that caches rows must forget those that were never committed
+            if outer:
+                self._done.clear()  # rolled back: none of it happened
             raise
         if outer:
             self._flush_outbox()
@@ -173,39 +183,55 @@ class Storage:
     def intend(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None = None) -> None:
         """Inside a transaction: promise to remove the user's (or one record's) bytes from the files.
 
-        Queued audit events of that user are dropped here, so no flush can bring them back."""
+        Queued audit events of that user are dropped here, so no flush can bring them back. When
+        the records and logs are tables of the state database (SQLite), the removal happens right
+        here, inside the same transaction: no other process ever sees it half done."""
         with self.transaction():
             if op == "erase_user":
                 self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
-            self.db.execute("INSERT INTO intents (op, user_id, tenant_id, record_id) VALUES (?, ?, ?, ?)",
-                            (op, user_id, tenant_id, record_id))
+            if self.records_in_database:
+                self._done.append(self._carry_out(op, user_id, tenant_id, record_id))
+            else:
+                self.db.execute("INSERT INTO intents (op, user_id, tenant_id, record_id) VALUES (?, ?, ?, ?)",
+                                (op, user_id, tenant_id, record_id))
 
     def complete_intents(self) -> list[ErasureDone]:
-        """Carry out every committed intent on the record file and the logs, then forget the intent."""
-        done = []
+        """Carry out every committed intent on the record file and the logs, then forget the intent;
+        return what each erasure (including those already done inside a transaction) removed."""
+        done, self._done = self._done, []
         for intent_id, op, user_id, tenant_id, record_id in self.db.fetchall(
                 "SELECT id, op, user_id, tenant_id, record_id FROM intents ORDER BY id"):
-            before = len(self.audit.damaged)
-            if op == "erase_user":
-                store = self.records.erase_user(user_id, tenant_id=tenant_id)
-                logs, files = self.audit.erase(user_id, tenant_id)
-            else:
-                record = self.records.get(record_id)
-                owned = record is not None and (record.get("tenant_id"), record["user_id"]) == (tenant_id, user_id)
-                store = 1 if owned and self.records.delete(record_id) is not None else 0
-                logs, files = self.audit.forget(record_id, user_id, tenant_id)
-            paths = tuple(str(p) for p in self.records.files()) if store else ()
-            done.append(ErasureDone(op, user_id, tenant_id, store, logs, paths, tuple(str(p) for p in files),
-                                    tuple(self.audit.damaged[before:])))
+            done.append(self._carry_out(op, user_id, tenant_id, record_id))
             self.db.execute("DELETE FROM intents WHERE id = ?", (intent_id,))
         if done:
             self.db.checkpoint()  # the write-ahead log still holds the erased rows' old pages
         return done
 
+    def _carry_out(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None) -> ErasureDone:
+        before = len(self.audit.damaged)
+        if op == "erase_user":
+            store = self.records.erase_user(user_id, tenant_id=tenant_id)
+            logs, files = self.audit.erase(user_id, tenant_id)
+        else:
+            record = self.records.get(record_id)
+            owned = record is not None and (record.get("tenant_id"), record["user_id"]) == (tenant_id, user_id)
+            store = 1 if owned and self.records.delete(record_id) is not None else 0
+            logs, files = self.audit.forget(record_id, user_id, tenant_id)
+        paths = tuple(str(p) for p in self.records.files()) if store else ()
+        return ErasureDone(op, user_id, tenant_id, store, logs, paths, tuple(str(p) for p in files),
+                           tuple(self.audit.damaged[before:]))
+
     # -- files -----------------------------------------------------------------------------------
     def files(self) -> list[Path]:
         """Every file this storage writes (records, state database, logs)."""
         return [*self.records.files(), *self.db.files(), *self.audit.files()]
+
+    def changed_elsewhere(self) -> bool:
+        """Whether another connection (another process, or another manager here) committed since
+        the last call: then every cached track must be read again before use."""
+        version = self.db.data_version()
+        changed, self._seen_version = version != self._seen_version, version
+        return changed
 
     @property
     def closed(self) -> bool:
@@ -217,68 +243,3 @@ class Storage:
             return
         self.records.close()
         self.db.close(reason)
-
-
-def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = None, ledger_path: Path | str | None = None,
-                 adopt_store: bool = False) -> Storage:
-    """The article's JSON Lines store with the other tracks beside it (``path=None``: all in memory).
-
-        memory_store.json                  the records (the article's file, an append-only log)
-        memory_store.governance.sqlite3    the state database: ledger, tracks, outbox, intents
-        memory_store.writes.jsonl / .reads.jsonl   the audit logs
-    """
-    from .json_store import JsonVectorStore
-
-    if path is not None:
-        _close_earlier_opening(Path(path))
-    records = JsonVectorStore(path, fsync=fsync, scorer=scorer)
-    db = None
-    try:
-        if path is None:
-            db, audit = StateDatabase(ledger_path, fsync=fsync), AuditLog(None)
-        else:
-            real = records.path
-            state = Path(ledger_path) if ledger_path is not None else real.with_name(real.stem + ".governance.sqlite3")
-            db = StateDatabase(state, fsync=fsync)
-            audit = AuditLog(real.parent, stem=real.stem, fsync=fsync)
-        storage = Storage(records, db, audit, adopt_store=adopt_store)
-    except BaseException:
-        _abandon(records, db)
-        raise
-    storage.backend = "json"
-    if path is not None:
-        _OPEN[_key(Path(path))] = weakref.ref(storage)
-    return storage
-
-
-# resolved store path -> the Storage this process has open on it (a notebook cell run twice)
-_OPEN: dict[Path, weakref.ref[Storage]] = {}
-
-
-def _key(path: Path) -> Path:
-    return path.resolve()
-
-
-def _close_earlier_opening(path: Path) -> None:
-    """Opening a store this process already has open closes the earlier opening first: re-running
-    ``memory = MemoryManager(...)`` in a notebook just works, and the old object says why it stopped."""
-    earlier = _OPEN.pop(_key(path), None)
-    storage = earlier() if earlier is not None else None
-    if storage is not None and not storage.closed:
-        storage.close(reason="the same store was opened again in this process (a notebook cell run twice?); "
-                             "use the newer MemoryManager")
-
-
-def _abandon(records: VectorStore, db: StateDatabase | None) -> None:
-    """Undo a failed open: release the writer lock, and remove files this open created, so a
-    second attempt meets exactly the situation the first one refused."""
-    if db is not None:
-        db.close()
-        if db.created and db.path is not None:
-            for path in db.files():
-                path.unlink(missing_ok=True)
-    records_path = getattr(records, "path", None)
-    created = getattr(records, "created", False)
-    records.close()
-    if created and records_path is not None:
-        records_path.unlink(missing_ok=True)

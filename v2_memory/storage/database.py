@@ -171,6 +171,10 @@ class StateDatabase:
         self.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                      (key, value))
 
+    def data_version(self) -> int:
+        """SQLite's counter of commits made by *other* connections (ours do not move it)."""
+        return self.fetchone("PRAGMA data_version")[0]
+
     def tables(self) -> set[str]:
         return {row[0] for row in self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
 

@@ -35,13 +35,13 @@ from typing import Any, Iterator
 
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
-from ..validation import check_threshold, check_top_k, require_scope, require_text
+from ..validation import check_threshold, check_top_k, require_scope
 from ..retrieval.index import Bm25Index, UserIndex
+from .base import new_record
 from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]
 
-RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id", "index_text"})
 Scope = tuple  # (tenant_id or None, user_id): the boundary a search never crosses
 
 
@@ -113,25 +113,9 @@ class JsonVectorStore:
         ``index_text`` (optional) is indexed with ``content`` and kept in the record; a blank
         string is the same as none.
         """
-        require_scope(user_id, tenant_id)
-        require_text("role", role)
-        require_text("content", content)
-        if index_text is not None and not isinstance(index_text, str):
-            raise TypeError(f"index_text must be a str or None, got {type(index_text).__name__}")
-        if index_text is not None and index_text.strip():
-            require_text("index_text", index_text)  # valid Unicode, before anything changes
-        else:
-            index_text = None
-        clash = RESERVED_FIELDS.intersection(metadata)
-        if clash:
-            raise ValueError(f"metadata may not set reserved fields: {sorted(clash)}")
+        fields = new_record(user_id, role, content, tenant_id, index_text, metadata)
         with self._lock:
-            record = {"record_id": self._next_id, "user_id": user_id, "role": role, "content": content}
-            if tenant_id is not None:
-                record["tenant_id"] = tenant_id
-            if index_text:
-                record["index_text"] = index_text
-            record.update(metadata)
+            record = {"record_id": self._next_id, **fields}
             line = encode_record(record)  # fails on non-JSON metadata before anything changes
             if self._pending is not None:
                 self._pending.append(record)

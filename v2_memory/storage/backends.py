@@ -1,0 +1,134 @@
+"""Backends, chosen by one argument: a path (or URL) names the store, its suffix the backend.
+
+    MemoryManager(store_path="memory_store.json")        the article's JSON Lines file + a state database beside it
+    MemoryManager(store_path="memory.sqlite3")           SQLite: one file, many processes (also sqlite:///path)
+    MemoryManager(store_path=None)                       everything in memory
+
+What each guarantees:
+- **JSON** (the demo's): one writer process per file (an OS lock); crash-safe and atomic through
+  a commit mark and erasure intents (see ``contract.py``); the record file stays the article's
+  readable JSON Lines.
+- **SQLite**: records, ledger, tracks and logs in one database, one ``COMMIT`` per operation; any
+  number of processes read and write it (WAL, writers take turns); each sees the others' writes
+  on its next call.
+"""
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+from typing import Any
+
+from .audit_log import AuditLog
+from .contract import Storage
+from .database import StateDatabase
+
+__all__ = ["open_storage", "json_storage", "sqlite_storage", "backend_of", "SQLITE_SUFFIXES"]
+
+SQLITE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
+
+
+def backend_of(target: Path | str | None) -> tuple[str, Path | None]:
+    """Which backend a store argument names, and its path: ``("json" | "sqlite", path)``."""
+    if target is None:
+        return "json", None
+    if isinstance(target, str) and target.startswith("sqlite:///"):
+        return "sqlite", Path(target[len("sqlite:///"):])  # sqlite:///rel/path, sqlite:////abs/path
+    if isinstance(target, str) and "://" in target:
+        raise ValueError(f"unknown store URL scheme in {target.split('://')[0]!r}://...; use a path, or sqlite:///path")
+    path = Path(target)
+    return ("sqlite" if path.suffix.lower() in SQLITE_SUFFIXES else "json"), path
+
+
+def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any = None,
+                 ledger_path: Path | str | None = None, adopt_store: bool = False) -> Storage:
+    """Open the storage ``target`` names (see the module docstring)."""
+    backend, path = backend_of(target)
+    if backend == "sqlite":
+        if ledger_path is not None:
+            raise ValueError("a SQLite store keeps its ledger inside the same file; drop ledger_path")
+        return sqlite_storage(path, fsync=fsync, scorer=scorer)
+    return json_storage(path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
+
+
+def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None) -> Storage:
+    """Everything in one SQLite file."""
+    from .sqlite_store import SqliteAuditLog, SqliteVectorStore
+
+    path = Path(path)
+    if path.is_dir():
+        from ..errors import StorePathError
+
+        raise StorePathError("store path is a directory, expected a file", path=path)
+    db = StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync)
+    try:
+        storage = Storage(SqliteVectorStore(db, scorer=scorer), db, SqliteAuditLog(db))  # type: ignore[arg-type]
+    except BaseException:
+        db.close()
+        raise
+    storage.backend = "sqlite"
+    return storage
+
+
+def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = None, ledger_path: Path | str | None = None,
+                 adopt_store: bool = False) -> Storage:
+    """The article's JSON Lines store with the other tracks beside it (``path=None``: all in memory).
+
+        memory_store.json                  the records (the article's file, an append-only log)
+        memory_store.governance.sqlite3    the state database: ledger, tracks, outbox, intents
+        memory_store.writes.jsonl / .reads.jsonl   the audit logs
+    """
+    from .json_store import JsonVectorStore
+
+    if path is not None:
+        _close_earlier_opening(Path(path))
+    records = JsonVectorStore(path, fsync=fsync, scorer=scorer)
+    db = None
+    try:
+        if path is None:
+            db, audit = StateDatabase(ledger_path, fsync=fsync), AuditLog(None)
+        else:
+            real = records.path
+            state = Path(ledger_path) if ledger_path is not None else real.with_name(real.stem + ".governance.sqlite3")
+            db = StateDatabase(state, fsync=fsync)
+            audit = AuditLog(real.parent, stem=real.stem, fsync=fsync)
+        storage = Storage(records, db, audit, adopt_store=adopt_store)
+    except BaseException:
+        _abandon(records, db)
+        raise
+    storage.backend = "json"
+    if path is not None:
+        _OPEN[_key(Path(path))] = weakref.ref(storage)
+    return storage
+
+
+# resolved store path -> the Storage this process has open on it (a notebook cell run twice)
+_OPEN: dict[Path, weakref.ref[Storage]] = {}
+
+
+def _key(path: Path) -> Path:
+    return path.resolve()
+
+
+def _close_earlier_opening(path: Path) -> None:
+    """Opening a store this process already has open closes the earlier opening first: re-running
+    ``memory = MemoryManager(...)`` in a notebook just works, and the old object says why it stopped."""
+    earlier = _OPEN.pop(_key(path), None)
+    storage = earlier() if earlier is not None else None
+    if storage is not None and not storage.closed:
+        storage.close(reason="the same store was opened again in this process (a notebook cell run twice?); "
+                             "use the newer MemoryManager")
+
+
+def _abandon(records: Any, db: StateDatabase | None) -> None:
+    """Undo a failed open: release the writer lock, and remove files this open created, so a
+    second attempt meets exactly the situation the first one refused."""
+    if db is not None:
+        db.close()
+        if db.created and db.path is not None:
+            for path in db.files():
+                path.unlink(missing_ok=True)
+    records_path = getattr(records, "path", None)
+    created = getattr(records, "created", False)
+    records.close()
+    if created and records_path is not None:
+        records_path.unlink(missing_ok=True)

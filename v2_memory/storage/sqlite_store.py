@@ -1,0 +1,261 @@
+"""SQLite backend: records and audit events as tables of the one state database file.
+
+``JsonVectorStore`` keeps every record in memory and appends to a file only this process writes.
+Here the table is the truth and many processes share it (WAL: readers never block the writer,
+writers take turns with ``BEGIN IMMEDIATE``). What stays in memory is a per-user *cache*: that
+user's records and their inverted index (the same exact index as the JSON store, so scores and
+order are identical), built on the user's first search. Before each search the cache checks the
+user's ``(count, max id)`` — one indexed look at that user's rows — and rebuilds when another
+process added or deleted any of them (ids only grow, so any add raises the max and any delete
+alone lowers the count).
+
+    records        record_id (never reused) -> scope, user, tenant, role, content, index_text, extra JSON
+    audit_events   seq -> log (writes | reads), user, tenant, event JSON
+
+Because records live in the same database as the ledger and the tracks, an ``add`` is one
+``COMMIT``: there is no commit mark to keep and nothing to drop on open.
+"""
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ..errors import StoreCorruptError
+from ..messages import Hit
+from ..retrieval.scorers import Scorer, resolve_scorer
+from ..validation import check_threshold, check_top_k, require_scope
+from .audit_log import AuditEvent, DamagedLine, mentions_record
+from .base import new_record
+from .database import StateDatabase
+from .json_store import _Partition
+from .ledger import scope_key
+
+__all__ = ["SqliteVectorStore", "SqliteAuditLog"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    record_id INTEGER PRIMARY KEY AUTOINCREMENT, scope TEXT NOT NULL, user_id TEXT NOT NULL, tenant_id TEXT,
+    role TEXT NOT NULL, content TEXT NOT NULL, index_text TEXT, extra TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_scope ON records (scope, record_id);
+CREATE TABLE IF NOT EXISTS audit_events (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, log TEXT NOT NULL, user_id TEXT, tenant_id TEXT, event TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS audit_owner ON audit_events (user_id, tenant_id);
+"""
+_COLUMNS = "record_id, user_id, tenant_id, role, content, index_text, extra"
+Scope = tuple  # (tenant_id or None, user_id)
+
+
+def _record(row: tuple) -> dict[str, Any]:
+    record_id, user_id, tenant_id, role, content, index_text, extra = row
+    record: dict[str, Any] = {"record_id": record_id, "user_id": user_id, "role": role, "content": content}
+    if tenant_id is not None:
+        record["tenant_id"] = tenant_id
+    if index_text is not None:
+        record["index_text"] = index_text
+    record.update(json.loads(extra))
+    return record
+
+
+class SqliteVectorStore:
+    """A ``VectorStore`` over the ``records`` table of a ``StateDatabase``, cached per user."""
+
+    def __init__(self, db: StateDatabase, *, scorer: str | Scorer | None = None) -> None:
+        self.db = db
+        self.scorer: Scorer = resolve_scorer(scorer)
+        self.created = False  # records and state share one file: they cannot go missing apart
+        self._lock = threading.RLock()
+        self._cache: dict[Scope, tuple[tuple[int, int], _Partition]] = {}  # scope -> ((count, max id), partition)
+        db.ensure(_SCHEMA)
+
+    @property
+    def path(self) -> Path | None:
+        return self.db.path
+
+    # -- the article's facade ------------------------------------------------------------------
+    def add(self, user_id: str, role: str, content: str, *, tenant_id: str | None = None,
+            index_text: str | None = None, **metadata: Any) -> dict[str, Any]:
+        """Insert one record (inside the caller's transaction, if any); return it with its id."""
+        fields = new_record(user_id, role, content, tenant_id, index_text, metadata)
+        core = {"user_id", "tenant_id", "role", "content", "index_text"}
+        extra = json.dumps({k: v for k, v in fields.items() if k not in core}, ensure_ascii=False, allow_nan=False)
+        with self._lock, self.db.transaction():
+            self.db.execute("INSERT INTO records (scope, user_id, tenant_id, role, content, index_text, extra) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (scope_key(user_id, tenant_id), user_id, tenant_id, role,
+                                                             content, fields.get("index_text"), extra))
+            record_id = self.db.fetchone("SELECT last_insert_rowid()")[0]
+            record = {"record_id": record_id, **fields}
+            self._extend_cache((tenant_id, user_id), record)
+            return dict(record)
+
+    def search(self, query: str, user_id: str = "default", top_k: int = 3, threshold: float | None = None, *,
+               tenant_id: str | None = None) -> list[Hit]:
+        """That user's best records, exactly as the JSON store ranks them (same index code)."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        scope = require_scope(user_id, tenant_id)
+        check_top_k(top_k)
+        threshold = check_threshold(threshold)
+        with self._lock:
+            partition = self._partition(scope)
+            if not partition.records:
+                return []
+            pairs = partition.searchable(self.scorer).search(query, top_k, threshold)
+            return [Hit(score, dict(record)) for score, record in pairs]
+
+    def score(self, query: str, record_id: int, user_id: str, *, tenant_id: str | None = None) -> float | None:
+        """The score ``search`` gives this record of that user (None: not that user's)."""
+        scope = require_scope(user_id, tenant_id)
+        with self._lock:
+            partition = self._partition(scope)
+            positions = {r["record_id"]: n for n, r in enumerate(partition.records)}
+            if record_id not in positions:
+                return None
+            return partition.searchable(self.scorer).scores(query).get(positions[record_id], 0.0)
+
+    def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> int:
+        scope = require_scope(user_id, tenant_id)
+        with self._lock, self.db.transaction():
+            removed = self.db.execute("DELETE FROM records WHERE scope = ?", (scope_key(user_id, tenant_id),))
+            self._forget_cache(scope)
+            return removed
+
+    # -- single records and listings ------------------------------------------------------------
+    def get(self, record_id: int) -> dict[str, Any] | None:
+        row = self.db.fetchone(f"SELECT {_COLUMNS} FROM records WHERE record_id = ?", (record_id,))
+        return _record(row) if row else None
+
+    def delete(self, record_id: int) -> dict[str, Any] | None:
+        with self._lock, self.db.transaction():
+            record = self.get(record_id)
+            if record is not None:
+                self.db.execute("DELETE FROM records WHERE record_id = ?", (record_id,))
+                self._forget_cache((record.get("tenant_id"), record["user_id"]))
+            return record
+
+    def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
+        scope = require_scope(user_id, tenant_id)
+        return [_record(row) for row in self.db.fetchall(
+            f"SELECT {_COLUMNS} FROM records WHERE scope = ? ORDER BY record_id", (scope_key(scope[1], scope[0]),))]
+
+    def all_records(self) -> list[dict[str, Any]]:
+        return [_record(row) for row in self.db.fetchall(f"SELECT {_COLUMNS} FROM records ORDER BY record_id")]
+
+    def users(self, *, tenant_id: str | None = None) -> list[str]:
+        rows = self.db.fetchall("SELECT user_id, min(record_id) AS first FROM records WHERE tenant_id IS ? "
+                                "GROUP BY user_id ORDER BY first", (tenant_id,))
+        return [row[0] for row in rows]
+
+    @property
+    def last_id(self) -> int:
+        """The highest record id handed out so far (0 for none); ids are never reused."""
+        row = self.db.fetchone("SELECT seq FROM sqlite_sequence WHERE name = 'records'")
+        return row[0] if row else 0
+
+    def __len__(self) -> int:
+        return self.db.fetchone("SELECT count(*) FROM records")[0]
+
+    def files(self) -> list[Path]:
+        return [self.db.path] if self.db.path is not None else []
+
+    @contextmanager
+    def batch(self) -> Iterator[SqliteVectorStore]:
+        """Adds inside commit together (they are already part of the enclosing transaction)."""
+        with self.db.transaction():
+            yield self
+
+    def close(self) -> None:
+        self._cache.clear()
+
+    # -- the per-user cache ----------------------------------------------------------------------
+    def _partition(self, scope: Scope) -> _Partition:
+        """The user's records and index, rebuilt only when that user's rows changed."""
+        key = scope_key(scope[1], scope[0])
+        stamp = tuple(self.db.fetchone("SELECT count(*), coalesce(max(record_id), 0) FROM records WHERE scope = ?",
+                                       (key,)))
+        cached = self._cache.get(scope)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        partition = _Partition()
+        for record in self.records(scope[1], tenant_id=scope[0]):
+            partition.append(record)
+        self._cache[scope] = (stamp, partition)
+        return partition
+
+    def _extend_cache(self, scope: Scope, record: dict[str, Any]) -> None:
+        """Add a just-inserted record to the user's cached index, if the cache was exactly one
+        record behind (otherwise someone else wrote too: the next search rebuilds)."""
+        cached = self._cache.pop(scope, None)
+        if cached is not None and cached[0] == (len(cached[1].records), cached[1].records[-1]["record_id"] if cached[1].records else 0):
+            (count, _), partition = cached
+            partition.append(record)
+            self._cache[scope] = ((count + 1, record["record_id"]), partition)
+
+    def _forget_cache(self, scope: Scope) -> None:
+        self._cache.pop(scope, None)
+
+    def rolled_back(self) -> None:
+        """The enclosing transaction failed: cached records may not exist (and their ids may be reused)."""
+        self._cache.clear()
+
+
+class SqliteAuditLog:
+    """The audit logs as a table (same methods as ``AuditLog``): erasure is a ``DELETE``."""
+
+    def __init__(self, db: StateDatabase) -> None:
+        self.db = db
+        self.damaged: list[DamagedLine] = []  # a table has no torn or damaged lines
+        db.ensure(_SCHEMA)
+
+    def log_write(self, event: AuditEvent) -> None:
+        self.append_events("writes", [event])
+
+    def log_read(self, event: AuditEvent) -> None:
+        self.append_events("reads", [event])
+
+    def append_events(self, name: str, events: list[AuditEvent]) -> None:
+        self.db.executemany("INSERT INTO audit_events (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
+                            [(name, e.user_id, e.tenant_id, json.dumps(e.to_dict(), ensure_ascii=False)) for e in events])
+
+    def writes(self) -> list[AuditEvent]:
+        return self._events("writes")
+
+    def reads(self) -> list[AuditEvent]:
+        return self._events("reads")
+
+    def _events(self, name: str) -> list[AuditEvent]:
+        rows = self.db.fetchall("SELECT seq, event FROM audit_events WHERE log = ? ORDER BY seq", (name,))
+        events = []
+        for seq, raw in rows:
+            try:
+                events.append(AuditEvent.from_dict(json.loads(raw)))
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise StoreCorruptError(f"event {seq}: unreadable audit event ({exc})", path=self.db.path or ":memory:") from exc
+        return events
+
+    def seqs(self, name: str) -> set[int]:
+        return {e.data["seq"] for e in self._events(name) if isinstance(e.data.get("seq"), int)}
+
+    def erase(self, user_id: str, tenant_id: str | None = None) -> tuple[int, list[Path]]:
+        removed = self.db.execute("DELETE FROM audit_events WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
+        return removed, ([self.db.path] if removed and self.db.path else [])
+
+    def forget(self, record_id: int, user_id: str, tenant_id: str | None = None) -> tuple[int, list[Path]]:
+        return self.remove(lambda e: e.user_id == user_id and e.tenant_id == tenant_id and mentions_record(e, record_id),
+                           owner=(user_id, tenant_id))
+
+    def remove(self, doomed: Callable[[AuditEvent], bool], owner: tuple[str, str | None] | None = None) -> tuple[int, list[Path]]:
+        """Delete the events ``doomed`` picks (only that owner's rows are read, when given)."""
+        sql, args = "SELECT seq, event FROM audit_events", ()
+        if owner is not None:
+            sql, args = sql + " WHERE user_id = ? AND tenant_id IS ?", owner
+        seqs = [seq for seq, raw in self.db.fetchall(sql, args) if doomed(AuditEvent.from_dict(json.loads(raw)))]
+        self.db.executemany("DELETE FROM audit_events WHERE seq = ?", [(seq,) for seq in seqs])
+        return len(seqs), ([self.db.path] if seqs and self.db.path else [])
+
+    def files(self) -> list[Path]:
+        return []  # the events live in the database file, which the storage lists already
+
+
