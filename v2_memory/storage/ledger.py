@@ -244,14 +244,14 @@ class Ledger:
         """Set one fact's status (an update superseded it, a reply confirmed it)."""
         if status not in ("pending", "confirmed", "superseded"):
             raise ValueError(f"unknown fact status {status!r}")
-        with self._lock, self._db:
-            self._db.execute("UPDATE facts SET status = ? WHERE scope = ? AND key = ? AND value = ?",
+        with self.db.transaction():
+            self.db.execute("UPDATE facts SET status = ? WHERE scope = ? AND key = ? AND value = ?",
                              (status, scope, key, value))
 
     def reinforce(self, record_ids: Iterable[int], factor: float, cap: float = 1.0) -> None:
         """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``."""
-        with self._lock, self._db:
-            self._db.executemany("UPDATE memories SET usage = min(?, usage * ?), miss_streak = 0 WHERE record_id = ?",
+        with self.db.transaction():
+            self.db.executemany("UPDATE memories SET usage = min(?, usage * ?), miss_streak = 0 WHERE record_id = ?",
                                  [(cap, factor, rid) for rid in record_ids])
 
     def files(self) -> list[Path]:
