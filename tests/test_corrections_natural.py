@@ -82,3 +82,11 @@ def test_correcting_one_fact_of_a_message_keeps_the_other_facts(memory):
     memory.add(Message("user", "不是豆浆，是燕麦奶"))
     assert {(f.value, f.status) for f in memory.facts()} >= {("牛奶", "confirmed"), ("豆浆", "superseded"), ("燕麦奶", "pending")}
     assert "persona:drink = NOT 牛奶" in memory.build_context("牛奶")
+
+
+def test_the_same_attribute_of_the_same_person(memory):
+    """"她生日是5月21号" corrects the wife's birthday, not the user's own, though that one is newer."""
+    wife = memory.add(Message("user", "我老婆生日是5月20号，每年都得提前准备")).record_id
+    mine = memory.add(Message("user", "我自己生日是8月3号，无所谓过不过")).record_id
+    result = memory.add(Message("user", "哦我搞错了，她生日是5月21号，20号是她闺蜜的"))
+    assert wife in result.supersedes and mine not in result.supersedes

@@ -65,6 +65,18 @@ def _clauses(record: dict[str, Any]) -> list[tuple[int, int, str]]:
     return [(c.start, c.end, c.text) for c in read_message(record["content"])] or [(0, len(record["content"]), record["content"])]
 
 
+def _speaker(text: str) -> str:
+    """Whose thing a clause is about: "user" (我/I), "other" (她/我老婆/my son), or "unknown"."""
+    clauses = read_message(text)
+    return clauses[0].whose if clauses else "unknown"
+
+
+def _same_person(a: str, b: str) -> bool:
+    """"她生日是5月21号" is not about "我自己生日是8月3号": the same attribute of the same *thing*
+    needs the same person, when both clauses say whose it is."""
+    return "unknown" in (a, b) or a == b
+
+
 def correction_target(correction: Correction, history: list[dict[str, Any]], facts: dict[int, list[Fact]], *,
                       session_id: str | None) -> Target | None:
     """The clause ``correction`` corrects among ``history`` (the scope's live user records, oldest first)."""
@@ -98,12 +110,12 @@ def _same_thing(new: str, history: list[dict[str, Any]]) -> Target | None:
     topic = _terms(new)
     if not topic:
         return None
-    kinds = value_kinds(new)
+    kinds, speaker = value_kinds(new), _speaker(new)
     best: tuple[float, int, Target] | None = None
     for order, record in enumerate(history):
         for start, end, text in _clauses(record):
             share = len(topic & _terms(text)) / len(topic)
-            if share < _MIN_SHARE or (kinds and not kinds & value_kinds(text)):
+            if share < _MIN_SHARE or (kinds and not kinds & value_kinds(text)) or not _same_person(speaker, _speaker(text)):
                 continue
             candidate = (share, order, Target(record["record_id"], (start, end), "same_thing"))
             if best is None or candidate[:2] >= best[:2]:
