@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from v2_memory import GovernancePolicy, MemoryManager, Message, SensitiveDataError
+from v2_memory.governance.decay import DecayRates
 
 
 @pytest.fixture
@@ -190,9 +191,15 @@ def test_time_decay_by_domain(memory, clock):
     assert weights["none"] == 1.0
 
 
-def test_usage_decay_hits_and_misses(memory):
-    """Two retrievals that return it: 0.95² = 0.9025. A memory that is a candidate but rejected
-    three times in a row: × 0.8."""
+def test_usage_decay_hits_and_misses_literally(clock):
+    """The manual read literally (``usage="literal"``): two retrievals that return it: 0.95² = 0.9025.
+    A memory that is a candidate but rejected three times in a row: × 0.8."""
+    literal = GovernancePolicy(rates=DecayRates(usage="literal"))
+    with MemoryManager(threshold=0.2, store_path=None, clock=clock, governance=literal) as memory:
+        _hits_and_misses(memory)
+
+
+def _hits_and_misses(memory):
     hit = memory.add(Message("user", "记忆污染 阈值")).record_id
     miss = memory.add(Message("user", "记忆 天气 午饭 咖啡 闲聊 聊天")).record_id
     for _ in range(2):
@@ -292,7 +299,7 @@ def test_identical_replies_collapse_into_one_with_a_count(memory):
 
 def test_mmr_trades_relevance_for_diversity(clock):
     with MemoryManager(store_path=None, clock=clock, threshold=0.1,
-                       governance=GovernancePolicy(mmr_lambda=0.5)) as memory:
+                       governance=GovernancePolicy(mmr_lambda=0.5, dedup=False)) as memory:  # near-rewordings on purpose
         memory.add(Message("user", "记忆污染 阈值 过滤"))
         memory.add(Message("user", "记忆污染 阈值 过滤 方法"))
         memory.add(Message("user", "记忆污染 用户 隔离"))
@@ -408,13 +415,17 @@ def test_an_exact_identifier_is_relevant_without_word_overlap(memory):
     assert admission(memory, "谁在跟 JIRA-4521", record).admitted
 
 
-def test_a_pending_negation_may_enter_as_the_users_own_words(memory):
-    """It can only hold back; a pending positive claim ("我用安卓手机") may not."""
+def test_a_pending_statement_enters_as_the_users_own_words(memory):
+    """Issue 8, class 11: the user's words are evidence. While its persona line waits for
+    confirmation, a first-person statement (negative or positive) may enter as what the user said;
+    the ``persona:`` line does not, until confirmed — and then the statement gives way to it."""
     negative = memory.add(Message("user", "别给我推荐恐怖片")).record_id
     positive = memory.add(Message("user", "我用安卓手机")).record_id
     assert admission(memory, "推荐恐怖片", negative).admitted
-    assert "pending_fact" in admission(memory, "安卓手机", positive).reasons
+    assert admission(memory, "安卓手机", positive).admitted
     assert "persona:recommend" not in memory.build_context("推荐恐怖片")  # the fact line waits for confirmation
+    memory.confirm_fact("default", "device")
+    assert admission(memory, "安卓手机", positive).reasons == ("shown_as_fact",)
 
 
 def test_a_recalled_correction_is_not_held_to_word_overlap_and_chains_are_followed(memory):

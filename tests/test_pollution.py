@@ -237,7 +237,7 @@ def report():
 
 
 def test_the_command_prints_json_with_every_strategy_kind_and_target(capsys, report):
-    assert main(["eval", "pollution", "--json"]) == 0
+    assert main(["eval", "pollution", "--json", "--set", "first"]) == 0
     printed = json.loads(capsys.readouterr().out)
     assert printed == json.loads(json.dumps(report, ensure_ascii=False))  # deterministic: same as another run
     assert list(printed["strategies"]) == list(pollution.STRATEGIES)
@@ -250,11 +250,11 @@ def test_the_command_prints_json_with_every_strategy_kind_and_target(capsys, rep
 
 
 def test_the_table_shows_every_strategy_and_a_verdict_per_target(capsys, report):
-    assert main(["eval", "pollution"]) == 0
+    assert main(["eval", "pollution", "--set", "first"]) == 0
     text = capsys.readouterr().out
     assert all(strategy in text for strategy in pollution.STRATEGIES)
     assert text.count("PASS") + text.count("FAIL") >= len(pollution.TARGETS)
-    strict = main(["eval", "pollution", "--strict"])
+    strict = main(["eval", "pollution", "--strict", "--set", "first"])
     capsys.readouterr()
     assert strict == (1 if any(t["passed"] is False for t in report["targets"]) else 0)
 

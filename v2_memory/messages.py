@@ -104,15 +104,18 @@ class WriteResult:
     weight: float
     reasons: tuple[str, ...] = ()
     sensitive: tuple[dict[str, Any], ...] = ()
-    fact: dict[str, Any] | None = None
+    fact: dict[str, Any] | None = None  # the first fact the message declared (``facts`` has them all)
     supersedes: tuple[int, ...] = ()
+    facts: tuple[dict[str, Any], ...] = ()
+    question: str | None = None  # the confirmation question the agent can ask ("已为您标记…，确认请回复 OK")
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "record_id": self.record_id, "stored_in": list(self.stored_in), "source": self.source,
             "domain": self.domain, "verified": self.verified, "weight": self.weight,
             "reasons": list(self.reasons), "sensitive": [dict(f) for f in self.sensitive],
-            "fact": self.fact, "supersedes": list(self.supersedes),
+            "fact": self.fact, "supersedes": list(self.supersedes), "facts": [dict(f) for f in self.facts],
+            "question": self.question,
         }
 
 

@@ -32,6 +32,7 @@ from ..governance.persona import render_fact
 from ..manager import MemoryManager
 from ..messages import Hit
 from ..tables import clip, format_table
+from . import realistic
 from .pollution_cases import SCENARIOS
 from .pollution_metrics import Item, Labels, Tally, carries, must_not_kind, score_query
 from .pollution_script import (
@@ -303,6 +304,8 @@ EPILOG = (
     "superseded memories admitted, negation flips and context size, per strategy and per kind,\n"
     "with full governance's targets (pollution <= 2 %, recall >= 0.95, no leaks, residue or flips).\n"
     "--scenario NAME shows one scenario's script, labels and every strategy's context instead.\n"
+    "The second, independently written realistic chat set (cases/realistic_chat.json) follows, reported\n"
+    "on its own: scenarios passed per class and language, and contexts governance made worse than none.\n"
     "Exit status: 0 (it is a report); 1 with --strict when a target fails; 2 for an unknown scenario.\n\n"
     "example: python -m v2_memory eval pollution --kind negation --kind stale --json"
 )
@@ -327,6 +330,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", metavar="NAME", help="show one scenario in full (names: see --json)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a full-governance target fails")
+    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic"), default="both",
+                        help="which scenario set: the first (labelled) one, the independent realistic one, or both "
+                             "(default; --kind and --scenario apply to the first set only)")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -340,7 +346,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         print(json.dumps(shown, indent=2, ensure_ascii=False) if args.json else format_scenario(shown))
         return 0
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else tuple(KINDS)
-    report = run_benchmark(SCENARIOS, args.threshold, kinds)
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_report(report))
-    failed = any(target["passed"] is False for target in report["targets"])
+    first = args.sets in ("both", "first")
+    second = args.sets == "realistic" or (args.sets == "both" and not args.kind and realistic.CASES.exists())
+    report = run_benchmark(SCENARIOS, args.threshold, kinds) if first else {}
+    other = realistic.run_realistic() if second else None
+    if args.json:
+        print(json.dumps({**report, **({"realistic_set": other} if other else {})}, indent=2, ensure_ascii=False))
+    else:
+        shown = [format_report(report)] if first else []
+        print("\n\n".join(shown + ([realistic.format_realistic(other)] if other else [])))
+    failed = any(target["passed"] is False for target in report.get("targets", [])) or bool(other and realistic.target_failed(other))
     return 1 if args.strict and failed else 0

@@ -5,8 +5,10 @@ Three multiplicative factors (the troubleshooting manual's three layers):
     time      e^(−t/τ), t in hours since the memory was written, τ by domain:
               persona 168 h, session 1 h, task 24 h × (1 − completion of the task);
               ordinary conversation memory (no domain) does not time-decay
-    usage     × 0.95 each time a retrieval returned it; × 0.8 after 3 consecutive retrievals
-              in which it was a candidate but was not admitted
+    usage     "the less it is used, the more easily it is forgotten": by default a memory a
+              context used is reinforced (× 1.25, up to 1.0), and × 0.8 after 3 consecutive
+              retrievals in which it was a candidate but lost on score; ``usage="literal"``
+              reads the manual word for word instead: × 0.95 each time a retrieval returned it
     conflict  × 0.1 when a later user message corrects it
 
     effective score = similarity × weight, and the threshold applies to the effective score.
@@ -29,7 +31,9 @@ class DecayRates:
 
     # domain -> τ in hours; a domain not listed here does not time-decay.
     tau_hours: dict[str, float] = field(default_factory=lambda: {"persona": 168.0, "session": 1.0, "task": 24.0})
-    usage_hit: float = 0.95  # per retrieval that returned the memory
+    usage: str = "reinforce"  # reinforce | literal (× usage_hit per retrieval that returned the memory)
+    usage_hit: float = 0.95  # literal mode: per retrieval that returned the memory
+    usage_reinforce: float = 1.25  # reinforce mode: per context that used the memory, capped at 1.0
     usage_miss: float = 0.8  # after `miss_streak` consecutive non-admitted candidacies
     miss_streak: int = 3
     conflict: float = 0.1  # when a user correction supersedes the memory
@@ -40,6 +44,10 @@ class DecayRates:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0.0 < value <= 1.0:
                 raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+        if self.usage not in ("reinforce", "literal"):
+            raise ValueError(f"usage must be 'reinforce' or 'literal', got {self.usage!r}")
+        if not isinstance(self.usage_reinforce, (int, float)) or self.usage_reinforce < 1.0:
+            raise ValueError(f"usage_reinforce must be >= 1, got {self.usage_reinforce!r}")
         if any(not tau > 0 for tau in self.tau_hours.values()):
             raise ValueError("every tau must be > 0 hours")
         if self.miss_streak < 1:

@@ -11,6 +11,7 @@ trusted, and the threshold on similarity is the only rule.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -23,9 +24,12 @@ from .admission import Admission, Explanation, ReadContext, collapse_duplicates,
 from .decay import DecayRates
 from ..messages import Fact, MemoryState
 from ..storage.ledger import Ledger, scope_key
-from .corrections import value_kinds
+from .confirmation import question_for
 from .identifiers import extract_identifiers
-from .persona import Declaration, detect_declaration, render_fact
+from .judge import Judge
+from .persona import render_fact
+from .resolve import Resolver
+from .rewording import collapse_rewordings
 from .policy import default_source, is_trusted
 from .router import route
 from .state import StateTracker
@@ -36,6 +40,7 @@ __all__ = ["GovernancePolicy", "Governor", "Scope"]
 Scope = tuple  # (tenant_id or None, user_id)
 
 _SCORE_REASONS = {"below_threshold", "decayed", "beyond_top_k"}
+_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def default_state(record: dict[str, Any], rates: DecayRates) -> MemoryState:
@@ -57,6 +62,7 @@ class GovernancePolicy:
     dedup: bool = True
     mmr_lambda: float | None = None  # e.g. 0.7 to trade a little relevance for diversity
     candidate_pool: int = 50  # lexical candidates judged per query (at least 5 × top_k)
+    judge: Judge | None = None  # a model that reads sentences instead of the rules (validated by them)
 
     def __post_init__(self) -> None:
         if self.mmr_lambda is not None and not 0.0 <= self.mmr_lambda <= 1.0:
@@ -83,35 +89,44 @@ class Governor:
         record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
         if message.session_id is not None:
             self.state.touch_session(scope, message.session_id)
-        supersedes = self._apply_correction(message, plan, record_id) if plan.correction else ()
-        fact = None
-        if plan.declaration is not None and self.policy.enabled:
-            fact, revoked = self._declare(message, plan.declaration, record_id)
-            supersedes += revoked
+        supersedes, reasons, facts = self._resolve(message, plan, record_id)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
-        stored_in += ("persona_facts",) if fact else ()
+        stored_in += ("persona_facts",) if facts else ()
+        fact_dicts = tuple(f.to_dict() for f in facts)
+        question = question_for(facts, render_fact, bool(_CJK.search(message.content))) if facts else None
         result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
-                             plan.reasons, tuple(f.to_dict() for f in plan.sensitive), fact, supersedes)
+                             plan.reasons + reasons, tuple(f.to_dict() for f in plan.sensitive),
+                             fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question)
         return result, replace(message, content=plan.window_text)
 
-    def _declare(self, message: Message, declaration: Declaration, record_id: int | None) -> tuple[dict, tuple[int, ...]]:
-        """Record a persona declaration as a pending fact. Saying the opposite of an earlier one
-        ("我喜欢海鲜" → "我不喜欢海鲜了"), or the same again, supersedes the earlier message."""
-        key = scope_key(message.user_id, message.tenant_id)
-        before = self.ledger.fact(key, declaration.key, declaration.value)
-        fact = self.ledger.put_fact(key, declaration, record_id, _iso(message))
-        # The fact now points at the newest statement; the earlier one (said again, or revoked)
-        # must not linger as a plain memory beside it.
-        if before is not None and before.record_id not in (None, record_id) and record_id is not None:
-            self.ledger.supersede(before.record_id, record_id, self.policy.rates.conflict)
-            return fact.to_dict(), (before.record_id,)
-        return fact.to_dict(), ()
+    def _resolve(self, message: Message, plan: WritePlan, record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact]]:
+        """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, updates."""
+        if not self.policy.enabled or plan.source != "user_input":
+            return (), (), []
+        resolver = Resolver(self.store, self.ledger, self.policy.rates, _iso)
+        reasons: tuple[str, ...] = ()
+        if plan.affirmation and resolver.confirm_reply(message, record_id):
+            reasons += ("confirmed_previous_facts",)
+        supersedes: tuple[int, ...] = ()
+        if plan.correction:
+            supersedes, found = resolver.correct(message, plan.correction, record_id)
+            reasons += found
+        facts: list[Fact] = []
+        # A correction may state facts too ("不对，我用的是iPhone"); and "I like coffee, not tea"
+        # corrects nothing if nothing said tea, but still says the user likes coffee.
+        if plan.claims:
+            facts, revoked = resolver.declare(message, plan.claims, record_id)
+            supersedes += tuple(r for r in revoked if r not in supersedes)
+        if plan.correction and record_id is not None:
+            facts += [f for f in self.ledger.facts_by_record([record_id]).get(record_id, []) if f not in facts]
+        return supersedes, reasons, facts
 
     def _plan(self, message: Message) -> WritePlan:
         if self.policy.enabled:
-            return plan_write(message, sensitive_policy=self.policy.sensitive_policy, rates=self.policy.rates)
+            return plan_write(message, sensitive_policy=self.policy.sensitive_policy, rates=self.policy.rates,
+                              judge=self.policy.judge)
         # The article's policy: store everything, trust everything.
         source = message.source or ("llm_response" if message.role == "assistant" else "user_input")
         return WritePlan(source=source, verified=True, base_weight=1.0, stored_text=message.content,
@@ -124,6 +139,8 @@ class Governor:
                 fields[name] = getattr(message, name)
         if message.metadata:
             fields["metadata"] = dict(message.metadata)
+        if self.policy.enabled and plan.source == "user_input":
+            fields["read_by"] = plan.read_by  # which engine read its sentences: explain shows it with the record
         record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)
         key = scope_key(message.user_id, message.tenant_id)
         if self.policy.enabled:
@@ -131,55 +148,6 @@ class Governor:
                                  isolated=plan.isolated)
             self.ledger.index_identifiers(record["record_id"], key, plan.identifiers)
         return record["record_id"]
-
-    def _apply_correction(self, message: Message, plan: WritePlan, record_id: int | None) -> tuple[int, ...]:
-        """Conflict decay: find what the correction contradicts, weaken it ×0.1, link it to its successor."""
-        target = self._correction_target(message, plan, record_id)
-        if target is None or record_id is None:
-            return ()
-        self.ledger.supersede(target["record_id"], record_id, self.policy.rates.conflict)
-        key = scope_key(message.user_id, message.tenant_id)
-        for fact in self.ledger.supersede_facts_of(target["record_id"]):
-            # The corrected value becomes a pending fact of the same kind and polarity
-            # ("我用安卓" → "应该是Mac"; "我不吃香菜" → "不是香菜，是葱" is still a NOT).
-            value = _corrected_value(fact.key, plan.correction.new_value)
-            if value is not None:
-                self.ledger.put_fact(key, Declaration(fact.key, value, fact.polarity), record_id, _iso(message))
-        return (target["record_id"],)
-
-    def _correction_target(self, message: Message, plan: WritePlan, record_id: int | None) -> dict[str, Any] | None:
-        """The newest earlier user message this one corrects: the one naming the wrong value, if named."""
-        earlier = [r for r in self.store.records(message.user_id, tenant_id=message.tenant_id)
-                   if r.get("source") == "user_input" and r["record_id"] != record_id]
-        states = self.ledger.states(r["record_id"] for r in earlier)
-        earlier = [r for r in earlier if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
-        # A correction stays within its task (a task's memory is never another task's), and prefers its session.
-        earlier = [r for r in earlier if r.get("task_id") == message.task_id]
-        if message.session_id is not None:
-            same_session = [r for r in earlier if r.get("session_id") == message.session_id]
-            earlier = same_session or earlier
-        wrong = plan.correction.wrong_value if plan.correction else None
-        if wrong:
-            named = [r for r in earlier if wrong.casefold() in r["content"].casefold()]
-            return named[-1] if named else None
-        # No wrong value named. "更正：周会改到周二" is about the message on the same topic: the
-        # recent one sharing most of the correction's content words (at least 30 % of them).
-        terms = set(analyze(plan.correction.new_value)) if plan.correction else set()
-        overlap = [(len(terms & set(analyze(r["content"]))) / len(terms), i) for i, r in enumerate(earlier[-10:])] if terms else []
-        best = max(overlap, default=(0.0, 0))
-        if best[0] >= 0.3:
-            return earlier[-10:][best[1]]
-        # No words in common ("应该是Mac", "actually, I meant Friday"): among the last few messages,
-        # the latest holding the same kind of value (a day for "Friday"); for a bare name ("Mac"),
-        # the latest stated fact; else simply the previous message.
-        recent = earlier[-5:]
-        kinds = value_kinds(plan.correction.new_value) if plan.correction else set()
-        if kinds:
-            same_kind = [r for r in recent if kinds & value_kinds(r["content"])]
-            return (same_kind or recent or [None])[-1]
-        stated = self.ledger.facts_of(r["record_id"] for r in recent)
-        declared = [r for r in recent if r["record_id"] in stated and stated[r["record_id"]].status != "superseded"]
-        return (declared or recent or [None])[-1]
 
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, scope: Scope, *, threshold: float, top_k: int, session_id: str | None = None,
@@ -204,7 +172,7 @@ class Governor:
         # Step 3: best first, duplicates collapsed, optionally diversified, cut to top_k.
         admissions.sort(key=lambda a: (not a.admitted, -a.effective, a.record_id))
         if self.policy.dedup:
-            admissions = collapse_duplicates(admissions)
+            admissions = collapse_rewordings(collapse_duplicates(admissions))
         if self.policy.mmr_lambda is not None:
             admissions = mmr_order(admissions, self.policy.mmr_lambda)
         facts = tuple(f.to_dict() for f in self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed"))
@@ -241,9 +209,9 @@ class Governor:
 
     def _judge_all(self, candidates: dict[int, tuple[float, dict]], read: ReadContext) -> list[Admission]:
         states = self.ledger.states(candidates)
-        facts = self.ledger.facts_of(candidates)
+        facts = self.ledger.facts_by_record(candidates)
         rates = self.policy.rates
-        return [self._judge(score, record, states.get(rid) or default_state(record, rates), facts.get(rid), read)
+        return [self._judge(score, record, states.get(rid) or default_state(record, rates), facts.get(rid, []), read)
                 for rid, (score, record) in candidates.items()]
 
     def _recall_corrections(self, admissions: list[Admission], scope: Scope, read: ReadContext) -> list[Admission]:
@@ -264,7 +232,7 @@ class Governor:
                 continue
             own = result[by_id[successor]].similarity if successor in by_id else 0.0
             judged = self._judge(max(own, corrected.similarity), record, self._state_of(record),
-                                 self.ledger.facts_of([successor]).get(successor), read, recalled=True)
+                                 self.ledger.facts_by_record([successor]).get(successor, []), read, recalled=True)
             judged = replace(judged, recalled_via=corrected.record_id if corrected.similarity > own else None)
             if successor in by_id:
                 result[by_id[successor]] = judged
@@ -279,16 +247,10 @@ class Governor:
         return self.ledger.states([record["record_id"]]).get(record["record_id"]) or default_state(record, self.policy.rates)
 
     @staticmethod
-    def _judge(score: float, record: dict[str, Any], state: MemoryState, fact: Fact | None, read: ReadContext,
+    def _judge(score: float, record: dict[str, Any], state: MemoryState, facts: list[Fact], read: ReadContext,
                recalled: bool = False) -> Admission:
         admission = judge(score, record, state, read, recalled=recalled)
-        # A declaration reaches prompts as a confirmed fact, by reference (persona:key), and a
-        # declaration whose fact a newer one replaced is stale. A *negative* declaration still
-        # waiting for confirmation may enter as the user's own words: it can only hold back.
-        reason = None
-        if fact is not None:
-            reason = {"pending": None if fact.polarity < 0 else "pending_fact", "confirmed": "shown_as_fact",
-                      "superseded": "superseded"}.get(fact.status)
+        reason = _fact_reason(facts)
         if reason and reason not in admission.reasons:
             admission = replace(admission, admitted=False, reasons=admission.reasons + (reason,))
         return admission
@@ -298,16 +260,21 @@ class Governor:
         return (info.status(self.clock()), info.completion) if info is not None else ("unknown", 0.0)
 
     def record_usage(self, explanation: Explanation, returned: list[int] | None = None) -> None:
-        """Usage decay after a retrieval: the memories it ``returned`` (default: all admitted) get
-        ×0.95; a candidate that lost on score (below threshold, decayed, beyond top-k) counts a miss,
-        and 3 misses in a row cost ×0.8. Rejections for other reasons (another session, unverified,
-        ...) say nothing about the memory's use and count neither way."""
+        """Usage after a retrieval (``decay.py``): what a context ``returned`` (default: all admitted)
+        is reinforced — or, with ``usage="literal"``, weakened ×0.95 per hit; a candidate that lost
+        on score (below threshold, decayed, beyond top-k) counts a miss, and 3 misses in a row cost
+        ×0.8. Rejections for other reasons (another session, unverified, ...) say nothing about the
+        memory's use and count neither way."""
         if not self.policy.enabled:
             return
         hits = [a.record_id for a in explanation.admitted] if returned is None else returned
         missed = [a.record_id for a in explanation.rejected if set(a.reasons) <= _SCORE_REASONS]
         rates = self.policy.rates
-        self.ledger.record_usage(hits, missed, hit=rates.usage_hit, miss=rates.usage_miss, streak=rates.miss_streak)
+        literal = rates.usage == "literal"
+        self.ledger.record_usage(hits if literal else [], missed, hit=rates.usage_hit, miss=rates.usage_miss,
+                                 streak=rates.miss_streak)
+        if not literal:
+            self.ledger.reinforce(hits, rates.usage_reinforce)
 
     def fact_lines(self, scope: Scope) -> list[str]:
         """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""
@@ -349,13 +316,22 @@ class Governor:
         return True
 
 
-def _corrected_value(key: str, new_value: str) -> str | None:
-    """The fact value a correction gives: "我用的是iPhone 14" → "iPhone 14" for the device; a short
-    bare value ("Mac", "葱") as it is; None for a long sentence that is no value of that key."""
-    declaration = detect_declaration(new_value)
-    if declaration is not None and declaration.key == key:
-        return declaration.value
-    return new_value if len(new_value) <= 20 else None
+def _fact_reason(facts: list[Fact]) -> str | None:
+    """What the facts a statement declared say about showing its words.
+
+    While a fact waits for confirmation, the user's own words are the evidence and may enter as
+    they are ("what laptop do I use?" finds "I use a Mac"). Once every fact it declared is
+    confirmed, the statement reaches prompts as those facts, by reference (``shown_as_fact``); once
+    every one was replaced, it is stale (``superseded``).
+    """
+    if not facts:
+        return None
+    statuses = {fact.status for fact in facts}
+    if statuses == {"superseded"}:
+        return "superseded"
+    if statuses == {"confirmed"}:
+        return "shown_as_fact"
+    return None
 
 
 def _owner(record: dict[str, Any]) -> Scope:

@@ -11,10 +11,13 @@ from dataclasses import dataclass
 
 from ..errors import V2MemoryError
 from ..messages import Message
-from .corrections import Correction, detect_correction
+from .confirmation import is_affirmation
+from .corrections import Correction
 from .decay import DecayRates
+from .facts import Claim
 from .identifiers import extract_identifiers
-from .persona import Declaration, detect_declaration
+from .judge import Judge, read_message_facts
+from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
 from .sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
 
@@ -44,9 +47,13 @@ class WritePlan:
     declaration: Declaration | None = None
     correction: Correction | None = None
     identifiers: tuple[str, ...] = ()
+    claims: tuple[Claim, ...] = ()  # every fact the message declares (``declaration`` is the first)
+    read_by: str = "rules"  # which engine read the sentences: rules | judge
+    affirmation: bool = False  # "OK" / "对": a reply that may confirm the previous message's facts
 
 
-def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: DecayRates = DecayRates()) -> WritePlan:
+def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: DecayRates = DecayRates(),
+               judge: Judge | None = None) -> WritePlan:
     """Decide how ``message`` is written; raises ``SensitiveDataError`` under the "refuse" policy.
 
     >>> plan = plan_write(Message("assistant", "ReLU 是循环神经元"))
@@ -75,17 +82,25 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
     skip = not_embedded_reason(message.content)
     if skip:
         reasons.append(f"not_embedded:{skip}")
-    # Step 4: only a user speaking about themselves declares facts or corrects the record.
+    # Step 4: only a user speaking about themselves declares facts or corrects the record; the
+    # sentences are read clause by clause (by the rules, or a judge the rules check).
     is_user = source == "user_input"
-    correction = detect_correction(window_text) if is_user else None  # never a raw sensitive value
-    declaration = detect_declaration(window_text) if is_user and correction is None else None
-    if declaration:
+    reading = read_message_facts(window_text, judge) if is_user else None  # never a raw sensitive value
+    correction = reading.correction if reading else None
+    claims = reading.claims if reading else ()  # kept beside a correction: used if it finds no target
+    if reading is not None:
+        reasons.append(f"read_by:{reading.engine}")
+        if reading.note:
+            reasons.append(reading.note)
+    if claims:
         reasons.append("persona_fact_pending")
     if correction:
         reasons.append("correction")
     return WritePlan(
         source=source, verified=verified, base_weight=1.0 if verified else rates.unverified_weight,
         stored_text=stored_text, window_text=window_text, embed=skip is None, isolated=isolated,
-        reasons=tuple(reasons), sensitive=tuple(findings), declaration=declaration, correction=correction,
-        identifiers=tuple(extract_identifiers(window_text)),
+        reasons=tuple(reasons), sensitive=tuple(findings),
+        declaration=claims[0].declaration if claims else None, correction=correction,
+        identifiers=tuple(extract_identifiers(window_text)), claims=claims,
+        read_by=reading.engine if reading else "rules", affirmation=is_user and is_affirmation(window_text),
     )

@@ -231,6 +231,29 @@ class Ledger:
                                 "isolated FROM memories")
         return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}
 
+    # -- sentence-level governance: several facts per record, and usage that can recover -----------
+    def facts_by_record(self, record_ids: Iterable[int]) -> dict[int, list[Fact]]:
+        """record_id -> every fact that record declared (a message may declare several)."""
+        found: dict[int, list[Fact]] = {}
+        for row in self._rows_in("SELECT key, value, polarity, status, record_id, created_at FROM facts "
+                                 "WHERE record_id IN ({marks}) ORDER BY rowid", record_ids):
+            found.setdefault(row[4], []).append(Fact(*row))
+        return found
+
+    def set_fact_status(self, scope: str, key: str, value: str, status: str) -> None:
+        """Set one fact's status (an update superseded it, a reply confirmed it)."""
+        if status not in ("pending", "confirmed", "superseded"):
+            raise ValueError(f"unknown fact status {status!r}")
+        with self.db.transaction():
+            self.db.execute("UPDATE facts SET status = ? WHERE scope = ? AND key = ? AND value = ?",
+                             (status, scope, key, value))
+
+    def reinforce(self, record_ids: Iterable[int], factor: float, cap: float = 1.0) -> None:
+        """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``."""
+        with self.db.transaction():
+            self.db.executemany("UPDATE memories SET usage = min(?, usage * ?), miss_streak = 0 WHERE record_id = ?",
+                                 [(cap, factor, rid) for rid in record_ids])
+
     def files(self) -> list[Path]:
         return self.db.files()
 

@@ -1,0 +1,182 @@
+"""Conflicts: which earlier memory a correction or an update contradicts — found by meaning.
+
+A correction that names the wrong value ("不是周三，是周五") is about the latest memory holding that
+value. One that names none must find *the same attribute of the same thing*: "记错了，体检是周五"
+is about the clause that gave the 体检 a day or time, wherever in the user's history (any session of
+the scope, the same task) it was said — never simply "the previous message". Three readings, in
+order of evidence:
+
+    named value     the latest clause that contains the wrong value
+    same attribute  the new value is a persona claim ("不对，我用的是iPhone"): the latest live fact
+                    of that attribute
+    same thing      the new value minus its days, times and numbers names a thing ("体检"); the
+                    clause sharing most of those words, holding the same kind of value (a time
+                    for a time), best and then latest; at least 30 % of the words in common
+    bare value      no thing named ("应该是Mac", "actually, Friday"): only among the last few
+                    messages of the same session — a clause with the same kind of value, or, for
+                    a value of no kind, the latest one that declared a fact
+
+No credible target: nothing is superseded, and the write says ``correction_target_not_found``.
+A target is a *clause* of a record: "Swimming Monday 6pm, piano Wednesday 5pm" corrected about the
+piano keeps the swimming (the governor splits the record).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..messages import Fact
+from ..text.analyzer import FUNCTION_BIGRAMS, analyze
+from ..text.segmenter import read_message
+from .corrections import Correction, strip_kinds, value_kinds
+from .facts import VEGETARIAN, Claim, extract_claims
+
+__all__ = ["Target", "correction_target", "clause_of", "update_facts", "resolve_key", "RECENT"]
+
+RECENT = 5  # user messages of the same session a bare value may reach back to
+_MIN_SHARE = 0.3
+_WORK = ("公司", "工作", "上班", "入职", "离职", "单位", "job", "work", "company", "office", "employer")
+
+
+@dataclass(frozen=True)
+class Target:
+    """The part of an earlier record a correction contradicts, and which reading found it."""
+
+    record_id: int
+    span: tuple[int, int]  # the clause's offsets in the record's content
+    how: str  # named_value | same_attribute | same_thing | bare_value
+
+
+# Characters that carry grammar, not things: a CJK bigram holding one ("改到", "在每") names nothing.
+_GRAMMAR_CHARS = frozenset("的了是在到把被和与或也都就还又很改定为给从向对于着过吗呢吧啊我你他她它们这那个每")
+
+
+def _terms(text: str) -> set[str]:
+    """Content words naming things: no stop words, no grammar bigrams, no lone characters.
+
+    >>> sorted(_terms("周会改到每周二上午十点")), sorted(_terms("the dentist is on Thursday"))
+    (['周会'], ['dentist'])
+    """
+    return {t for t in analyze(strip_kinds(text)) if len(t) > 1 and t not in FUNCTION_BIGRAMS
+            and not _GRAMMAR_CHARS.intersection(t)}
+
+
+def _clauses(record: dict[str, Any]) -> list[tuple[int, int, str]]:
+    return [(c.start, c.end, c.text) for c in read_message(record["content"])] or [(0, len(record["content"]), record["content"])]
+
+
+def _speaker(text: str) -> str:
+    """Whose thing a clause is about: "user" (我/I), "other" (她/我老婆/my son), or "unknown"."""
+    clauses = read_message(text)
+    return clauses[0].whose if clauses else "unknown"
+
+
+def _same_person(a: str, b: str) -> bool:
+    """"她生日是5月21号" is not about "我自己生日是8月3号": the same attribute of the same *thing*
+    needs the same person, when both clauses say whose it is."""
+    return "unknown" in (a, b) or a == b
+
+
+def correction_target(correction: Correction, history: list[dict[str, Any]], facts: dict[int, list[Fact]], *,
+                      session_id: str | None) -> Target | None:
+    """The clause ``correction`` corrects among ``history`` (the scope's live user records, oldest first)."""
+    if correction.wrong_value:
+        return _named(correction.wrong_value, history)
+    new = correction.new_value
+    return (_same_attribute(new, history, facts) or _same_thing(new, history)
+            or _bare(new, history, facts, session_id))
+
+
+def _named(wrong: str, history: list[dict[str, Any]]) -> Target | None:
+    needle = wrong.casefold()
+    for record in reversed(history):
+        for start, end, text in _clauses(record):
+            if needle in text.casefold():
+                return Target(record["record_id"], (start, end), "named_value")
+    return None
+
+
+def _same_attribute(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]]) -> Target | None:
+    claims = extract_claims(new) or extract_claims("我" + new if not new.isascii() else "I " + new)
+    keys = {c.key for c in claims}
+    for record in reversed(history):
+        for fact in facts.get(record["record_id"], []):
+            if fact.key in keys and fact.status != "superseded":
+                return clause_of(record, fact.value, "same_attribute")
+    return None
+
+
+def _same_thing(new: str, history: list[dict[str, Any]]) -> Target | None:
+    topic = _terms(new)
+    if not topic:
+        return None
+    kinds, speaker = value_kinds(new), _speaker(new)
+    best: tuple[float, int, Target] | None = None
+    for order, record in enumerate(history):
+        for start, end, text in _clauses(record):
+            share = len(topic & _terms(text)) / len(topic)
+            if share < _MIN_SHARE or (kinds and not kinds & value_kinds(text)) or not _same_person(speaker, _speaker(text)):
+                continue
+            candidate = (share, order, Target(record["record_id"], (start, end), "same_thing"))
+            if best is None or candidate[:2] >= best[:2]:
+                best = candidate
+    return best[2] if best else None
+
+
+def _bare(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]], session_id: str | None) -> Target | None:
+    if _terms(new) - _terms_of_values(new):
+        return None  # it names a thing that nothing in the history talks about: no credible target
+    recent = [r for r in history if r.get("session_id") == session_id][-RECENT:]
+    kinds = value_kinds(new)
+    for record in reversed(recent):
+        for start, end, text in reversed(_clauses(record)):
+            if kinds and kinds & value_kinds(text):
+                return Target(record["record_id"], (start, end), "bare_value")
+        if not kinds and facts.get(record["record_id"]):
+            return clause_of(record, facts[record["record_id"]][-1].value, "bare_value")
+    return None
+
+
+def _terms_of_values(new: str) -> set[str]:
+    """A bare value's own words ("Mac", "一加手机") are not a thing to look for: short values are bare."""
+    return _terms(new) if len(new) <= 20 and len(_terms(new)) <= 2 else set()
+
+
+def clause_of(record: dict[str, Any], value: str, how: str) -> Target:
+    needle = value.casefold()
+    for start, end, text in _clauses(record):
+        if needle in text.casefold():
+            return Target(record["record_id"], (start, end), how)
+    return Target(record["record_id"], (0, len(record["content"])), how)
+
+
+# -- updates ---------------------------------------------------------------------------------------
+def resolve_key(claim: Claim, live: Iterable[Fact], message: str) -> str:
+    """The attribute of an update whose verb does not say ("不在腾讯了" — an employer or a city?):
+    the attribute the user gave the old value before; else from the words around it."""
+    named = {claim.old, claim.value} - {None}
+    for fact in live:
+        if fact.value in named and fact.key:
+            return fact.key
+    if claim.key == "switch?":
+        return "device"
+    if claim.key == "place?":
+        return "employer" if any(word in message.casefold() for word in _WORK) else "location"
+    return claim.key
+
+
+def update_facts(claim: Claim, live: Iterable[Fact], single_valued: frozenset[str]) -> list[Fact]:
+    """The live facts an update replaces: the named old value of that attribute, or (for an
+    attribute with one value, like a device or a city) every other value of it."""
+    replaced = []
+    for fact in live:
+        if fact.key != claim.key or fact.status == "superseded":
+            continue
+        if claim.old is not None and (fact.value.casefold() == claim.old.casefold()
+                                      or (claim.old == "vegetarian" and VEGETARIAN.search(fact.value))):
+            replaced.append(fact)
+        elif claim.polarity < 0 and fact.value.casefold() == claim.value.casefold() and fact.polarity > 0:
+            replaced.append(fact)  # "I don't live in Hangzhou anymore"
+        elif claim.polarity > 0 and claim.key in single_valued and fact.value != claim.value:
+            replaced.append(fact)
+    return replaced

@@ -1,0 +1,163 @@
+"""Resolving conflicts on the write path: corrections, updates, restatements and confirmations.
+
+``conflicts.py`` decides *which* earlier clause a message contradicts; this module makes it so, on
+the store and the ledger, for one write:
+
+    correct     a correction supersedes the clause it found (×0.1, linked to its successor) and
+                the facts declared there; their corrected values become pending facts
+    declare     each claim of the message becomes a pending fact; an update ("I switched from
+                Android to an iPhone") supersedes the earlier facts of that attribute and the
+                statements that made them; saying the opposite, or the same again, supersedes
+                the earlier statement
+    confirm     "OK" / "对" right after a message that declared facts confirms them
+
+A clause is superseded without losing the rest of its message: the record is superseded and its
+remaining clauses are stored as a new record (``split_from`` in its metadata, same time, same
+trust), which takes over the facts declared there — "Swimming Monday 6pm, piano Wednesday 5pm"
+corrected about the piano keeps "Swimming Monday 6pm" admissible.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable
+
+from ..messages import Declaration, Fact, Message
+from ..storage import VectorStore
+from ..storage.ledger import Ledger, scope_key
+from .conflicts import Target, clause_of, correction_target, resolve_key, update_facts
+from .corrections import Correction
+from .decay import DecayRates
+from .facts import Claim, extract_claims
+from .identifiers import extract_identifiers
+from .persona import SINGLE_VALUED_KEYS
+
+__all__ = ["Resolver"]
+
+_JOINERS = re.compile(r"^[\s，,、;；:：—–-]+|[\s，,、;；:：—–-]+$")
+
+
+class Resolver:
+    """Applies the conflicts of one write to a store and a ledger."""
+
+    def __init__(self, store: VectorStore, ledger: Ledger, rates: DecayRates, iso: Callable[[Message], str]) -> None:
+        self.store, self.ledger, self.rates, self._iso = store, ledger, rates, iso
+
+    # -- history -------------------------------------------------------------------------------
+    def history(self, message: Message, exclude: int | None) -> list[dict[str, Any]]:
+        """The scope's live user statements of the message's task, every session, oldest first."""
+        records = [r for r in self.store.records(message.user_id, tenant_id=message.tenant_id)
+                   if r.get("source") == "user_input" and r["record_id"] != exclude and r.get("task_id") == message.task_id]
+        states = self.ledger.states(r["record_id"] for r in records)
+        return [r for r in records if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
+
+    # -- corrections ---------------------------------------------------------------------------
+    def correct(self, message: Message, correction: Correction, record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """Supersede what ``correction`` corrects; return (superseded ids, reasons)."""
+        history = self.history(message, record_id)
+        facts = self.ledger.facts_by_record(r["record_id"] for r in history)
+        target = correction_target(correction, history, facts, session_id=message.session_id)
+        if target is None or record_id is None:
+            return (), ("correction_target_not_found",)
+        stale = self.supersede_clause(message, target, record_id)
+        key = scope_key(message.user_id, message.tenant_id)
+        for fact in stale:
+            # The corrected value becomes a pending fact of the same kind and polarity
+            # ("我用安卓" → "应该是Mac"; "我不吃香菜" → "不是香菜，是葱" is still a NOT).
+            value = _corrected_value(fact.key, correction.new_value)
+            if value is not None:
+                self.ledger.put_fact(key, Declaration(fact.key, value, fact.polarity), record_id, self._iso(message))
+        return (target.record_id,), (f"correction_target:{target.how}",)
+
+    # -- declarations and updates ---------------------------------------------------------------
+    def declare(self, message: Message, claims: tuple[Claim, ...], record_id: int | None) -> tuple[list[Fact], tuple[int, ...]]:
+        """Record each claim as a pending fact; supersede what updates, flips and restatements replace."""
+        key = scope_key(message.user_id, message.tenant_id)
+        facts: list[Fact] = []
+        superseded: list[int] = []
+        for claim in claims:
+            live = self.ledger.facts(key)
+            if claim.key.endswith("?"):
+                claim = Claim(resolve_key(claim, live, message.content), claim.value, claim.polarity, claim.start,
+                              claim.end, claim.update, claim.old)
+            if claim.update or claim.old:
+                superseded += self._replace(message, update_facts(claim, live, SINGLE_VALUED_KEYS), record_id)
+            if claim.polarity < 0 and claim.update and claim.key in SINGLE_VALUED_KEYS:
+                continue  # "我已经不在腾讯了" only retracts: there is no fact "employer = NOT 腾讯" to keep
+            before = self.ledger.fact(key, claim.key, claim.value)
+            facts.append(self.ledger.put_fact(key, claim.declaration, record_id, self._iso(message)))
+            # The fact now points at the newest statement; the earlier one (said again, or revoked)
+            # must not linger as a plain memory beside it.
+            if before is not None and before.record_id not in (None, record_id) and record_id is not None:
+                superseded += self._supersede_statement(message, before, record_id)
+        return facts, tuple(dict.fromkeys(superseded))
+
+    def _replace(self, message: Message, replaced: list[Fact], record_id: int | None) -> list[int]:
+        key = scope_key(message.user_id, message.tenant_id)
+        superseded = []
+        for fact in replaced:
+            self.ledger.set_fact_status(key, fact.key, fact.value, "superseded")
+            if fact.record_id not in (None, record_id) and record_id is not None:
+                superseded += self._supersede_statement(message, fact, record_id)
+        return superseded
+
+    def _supersede_statement(self, message: Message, fact: Fact, by: int) -> list[int]:
+        record = self.store.get(fact.record_id) if fact.record_id is not None else None
+        state = self.ledger.states([fact.record_id]).get(fact.record_id) if record else None
+        if record is None or (state is not None and state.superseded_by is not None):
+            return []
+        self.supersede_clause(message, clause_of(record, fact.value, "same_attribute"), by)
+        return [record["record_id"]]
+
+    # -- superseding a clause ------------------------------------------------------------------------
+    def supersede_clause(self, message: Message, target: Target, by: int) -> list[Fact]:
+        """Supersede ``target``'s record (×conflict, linked to ``by``); keep its other clauses as a
+        split record. Returns the facts declared in the superseded clause (now superseded)."""
+        record = self.store.get(target.record_id)
+        if record is None:
+            return []
+        content = record["content"]
+        kept = _JOINERS.sub("", content[: target.span[0]] + " " + content[target.span[1]:]).strip()
+        kept = re.sub(r"\s{2,}", " ", kept)
+        if kept and len(kept) >= 2 and kept != content:
+            self._split(message, record, kept)
+        self.ledger.supersede(target.record_id, by, self.rates.conflict)
+        return self.ledger.supersede_facts_of(target.record_id)
+
+    def _split(self, message: Message, record: dict[str, Any], kept: str) -> int:
+        """Store the clauses of ``record`` that stay true as a record of their own, with their facts."""
+        fields = {name: record[name] for name in ("created_at", "source", "domain", "session_id", "task_id") if name in record}
+        fields["metadata"] = {**(record.get("metadata") or {}), "split_from": record["record_id"]}
+        split = self.store.add(record["user_id"], record["role"], kept, tenant_id=record.get("tenant_id"), **fields)
+        state = self.ledger.states([record["record_id"]]).get(record["record_id"])
+        key = scope_key(record["user_id"], record.get("tenant_id"))
+        self.ledger.register(split["record_id"], key, verified=state.verified if state else True,
+                             base_weight=state.base_weight if state else 1.0, isolated=state.isolated if state else False)
+        self.ledger.index_identifiers(split["record_id"], key, extract_identifiers(kept))
+        for fact in self.ledger.facts_by_record([record["record_id"]]).get(record["record_id"], []):
+            if fact.value.casefold() in kept.casefold():  # re-pointed: its status (confirmed or not) is kept
+                self.ledger.put_fact(key, Declaration(fact.key, fact.value, fact.polarity), split["record_id"], fact.created_at)
+        return split["record_id"]
+
+    # -- the confirmation loop -------------------------------------------------------------------------
+    def confirm_reply(self, message: Message, record_id: int | None) -> list[Fact]:
+        """"OK" right after the user's message that declared facts: confirm those still pending."""
+        previous = [r for r in self.store.records(message.user_id, tenant_id=message.tenant_id)
+                    if r.get("source") == "user_input" and r["record_id"] != record_id
+                    and not (r.get("metadata") or {}).get("split_from")]
+        if not previous or previous[-1].get("session_id") != message.session_id:
+            return []
+        key = scope_key(message.user_id, message.tenant_id)
+        pending = [f for f in self.ledger.facts_by_record([previous[-1]["record_id"]]).get(previous[-1]["record_id"], [])
+                   if f.status == "pending"]
+        for fact in pending:
+            self.ledger.confirm_fact(key, fact.key, fact.value, single_valued=fact.key in SINGLE_VALUED_KEYS)
+        return pending
+
+
+def _corrected_value(key: str, new_value: str) -> str | None:
+    """The fact value a correction gives: "我用的是iPhone 14" → "iPhone 14" for the device; a short
+    bare value ("Mac", "葱") as it is; None for a long sentence that is no value of that key."""
+    for claim in extract_claims(new_value) or extract_claims(("我" if not new_value.isascii() else "I ") + new_value):
+        if claim.key == key:
+            return claim.value
+    return new_value if len(new_value) <= 20 else None
