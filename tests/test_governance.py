@@ -323,9 +323,9 @@ def test_summaries_forget_corrected_facts_and_ended_sessions(clock):
         assert "安卓" not in memory.summary() and "周报" in memory.summary()
         memory.add(Message("user", "正在生成PPT大纲", session_id="s1", domain="session"))
         memory.add(Message("user", "好的"))
-        assert "PPT" in memory.summary()
+        assert "PPT" in memory.summary(session_id="s1") and "PPT" not in memory.summary()  # only that session sees it
         memory.end_session("default", "s1")
-        assert "PPT" not in memory.summary() and "周报" in memory.summary()
+        assert "PPT" not in memory.summary(session_id="s1") and "周报" in memory.summary(session_id="s1")
 
 
 def test_scenes_show_each_pollution_stopped():

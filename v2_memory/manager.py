@@ -36,7 +36,7 @@ from .storage.backends import open_storage
 from .storage.contract import Storage
 from .storage.database import StateDatabase
 from .storage.tracks import ScopeTracks
-from .tracks.summarizer import Summarizer, SummaryTrack
+from .tracks.summarizer import Summarizer, Summary, SummaryTrack
 from .validation import check_threshold, check_top_k, require_scope, require_text
 from .tracks.window import RecentWindow
 
@@ -89,6 +89,7 @@ class MemoryManager:
         self._logging = audit is not False
         self._lock = threading.RLock()
         self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
+        self._summary_memo: dict[tuple[str | None, str], tuple[tuple, Summary]] = {}  # scope -> (ids shown, fold)
 
     @property
     def audit(self) -> AuditLog | None:
@@ -129,7 +130,7 @@ class MemoryManager:
                 if self.governor.may_summarize(record_id):
                     self.summaries.fold(scope, expired, record_id)
             if result.supersedes:
-                self._rebuild_summary(scope, set(result.supersedes))  # a corrected fact must not live on there
+                self._adopt_splits(scope, set(result.supersedes))
             return result
 
     def verify(self, record_id: int, *, user_id: str | None = None, tenant_id: str | None = None) -> bool:
@@ -176,8 +177,6 @@ class MemoryManager:
             ended = self.governor.state.end_session(scope, session_id)
             if ended:
                 self._log("end_session", user_id, tenant_id, session_id)
-                self._rebuild_summary(scope, {r["record_id"] for r in self.store.records(user_id, tenant_id=tenant_id)
-                                              if r.get("domain") == "session" and r.get("session_id") == session_id})
             return ended
 
     def session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> SessionInfo | None:
@@ -222,7 +221,8 @@ class MemoryManager:
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, user_id: str = "default", top_k: int = 3, *, tenant_id: str | None = None,
                 session_id: str | None = None, task_id: str | None = None, domain: str | None = None) -> Explanation:
-        """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers."""
+        """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers;
+        and, in ``summary``, which of the memories the summary covers this read may see."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         scope = require_scope(user_id, tenant_id)
@@ -231,8 +231,11 @@ class MemoryManager:
             raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
         with self._lock:
             self._ensure(scope)
-            return self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
-                                         session_id=session_id, task_id=task_id, domain=domain)
+            explanation = self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
+                                                session_id=session_id, task_id=task_id, domain=domain)
+            entries = self.governor.summary_entries(self.summaries.get(scope).covers, scope, session_id=session_id,
+                                                    task_id=task_id, domain=domain)
+            return replace(explanation, summary=tuple(entries))
 
     def retrieve(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
@@ -265,7 +268,7 @@ class MemoryManager:
             # The router sends "继续/next" to task state first: the task's progress leads the context.
             parts = self.governor.task_lines(scope, read_scope.get("task_id")) if explanation.route.kind == "task" else []
             parts += self.governor.fact_lines(scope)
-            summary = self.summaries.get(scope)
+            summary = self._summary_for(scope, explanation.summary)
             if summary.text:
                 parts.append(f"summary: {summary.text}")
             entries = self.governor.window_for_read(self.window.entries(scope), scope, read_scope.get("session_id"),
@@ -290,12 +293,34 @@ class MemoryManager:
             self._ensure(scope)
             return self.window.messages(scope)
 
-    def summary(self, user_id: str = "default", *, tenant_id: str | None = None) -> str:
-        """The user's summary of messages that left the window ('' if none)."""
+    def summary(self, user_id: str = "default", *, tenant_id: str | None = None, session_id: str | None = None,
+                task_id: str | None = None) -> str:
+        """The summary of what left the user's window, as a read in this session and task may see
+        it ('' if none): corrected, ended-session, other-task and unverified memories left out."""
         scope = require_scope(user_id, tenant_id)
         with self._lock:
             self._ensure(scope)
-            return self.summaries.get(scope).text
+            entries = self.governor.summary_entries(self.summaries.get(scope).covers, scope, session_id=session_id,
+                                                    task_id=task_id)
+            return self._summary_for(scope, entries).text
+
+    def _summary_for(self, scope: tuple[str | None, str], entries: Any) -> Summary:
+        """The summarizer's fold over the covered memories this read may see (the stored fold when
+        it may see them all); refolded only when that set changes."""
+        stored = self.summaries.get(scope)
+        shown = tuple(e.record_id for e in entries if e.shown)
+        if shown == stored.covers:
+            return stored
+        memo = self._summary_memo.get(scope)
+        if memo is not None and memo[0] == shown:
+            return memo[1]
+        summary = Summary()
+        for record_id in shown:
+            record = self.store.get(record_id) if record_id is not None else None
+            if record is not None:
+                summary = self.summaries.summarizer.fold(summary, _as_message(record), record_id)
+        self._summary_memo[scope] = (shown, summary)
+        return summary
 
     def users(self, *, tenant_id: str | None = None) -> list[str]:
         """Every user (under ``tenant_id``) with something in any track, in first-seen order."""
@@ -347,6 +372,20 @@ class MemoryManager:
                 self.storage.intend("forget", user_id, tenant_id, record_id)
             self.storage.complete_intents()
             return True
+
+    def _adopt_splits(self, scope: tuple[str | None, str], superseded: set[int]) -> None:
+        """A correction superseded one clause of a message whose other clauses stay true; governance
+        stored those as a split record. The window and the summary show the split in its place."""
+        splits = {r["metadata"]["split_from"]: r for r in self.store.records(scope[1], tenant_id=scope[0])
+                  if isinstance(r.get("metadata"), dict) and r["metadata"].get("split_from") in superseded}
+        if not splits:
+            return
+        self.window.load(scope, [(splits[rid]["record_id"], replace(message, content=splits[rid]["content"]))
+                                 if rid in splits else (rid, message) for rid, message in self.window.entries(scope)])
+        covers = [splits[rid]["record_id"] if rid in splits else rid for rid in self.summaries.get(scope).covers]
+        if covers != list(self.summaries.get(scope).covers):
+            kept = [(rid, self.store.get(rid)) for rid in covers if rid is not None]
+            self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
 
     def _rebuild_summary(self, scope: tuple[str | None, str], without: set[int]) -> None:
         """Refold the scope's summary from the store, leaving out ``without`` (if it covers any)."""

@@ -80,6 +80,7 @@ class Explanation(Sequence):
     route: Route
     admissions: tuple[Admission, ...] = ()
     facts: tuple[dict[str, Any], ...] = field(default=())
+    summary: tuple[Any, ...] = ()  # SummaryEntry per covered memory: shown in this read's summary, or why not
 
     @overload
     def __getitem__(self, index: int) -> Admission: ...
@@ -104,7 +105,8 @@ class Explanation(Sequence):
 
     def to_dict(self) -> dict[str, Any]:
         return {"query": self.query, "route": self.route.to_dict(),
-                "admissions": [a.to_dict() for a in self.admissions], "facts": list(self.facts)}
+                "admissions": [a.to_dict() for a in self.admissions], "facts": list(self.facts),
+                "summary": [entry.to_dict() for entry in self.summary]}
 
 
 @dataclass(frozen=True)
@@ -124,7 +126,7 @@ class ReadContext:
     query_terms: frozenset[str] = frozenset()  # the query's content words (``analyze``: no stop words)
 
 
-def _boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
+def boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
     """Reasons that reject a memory whatever its score: lifecycle, scope and trust."""
     reasons = []
     if state.isolated:
@@ -176,7 +178,7 @@ def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: R
     relevance = 1.0 if exact else similarity
     weight = memory_weight(record, state, read)
     effective = relevance * weight
-    reasons = _boundary_reasons(record, state, read)
+    reasons = boundary_reasons(record, state, read)
     if relevance < read.threshold:
         reasons.append("below_threshold")
     elif not (exact or recalled) and read.query_terms and not _shares_content(read.query_terms, record):

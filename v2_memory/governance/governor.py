@@ -31,7 +31,8 @@ from .persona import render_fact
 from .resolve import Resolver
 from .rewording import collapse_rewordings
 from .policy import default_source, is_trusted
-from .router import route
+from .router import Route, route
+from .summary_view import SummaryEntry, judge_summary
 from .state import StateTracker
 from .write import WritePlan, plan_write
 
@@ -280,6 +281,19 @@ class Governor:
         """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""
         facts: list[Fact] = self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed") if self.policy.enabled else []
         return [render_fact(fact.key, fact.value, fact.polarity) for fact in facts]
+
+    def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
+                        task_id: str | None = None, domain: str | None = None) -> list[SummaryEntry]:
+        """Which covered memories this read's summary may show (``summary_view.py``)."""
+        if not self.policy.enabled:
+            return [SummaryEntry(rid, True) for rid in covers]
+        ids = [rid for rid in covers if rid is not None]
+        records = {rid: r for rid in ids if (r := self.store.get(rid)) is not None}
+        read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
+                           task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
+                           task_state=lambda tid: self._task_state(scope, tid))
+        return judge_summary(covers, records, self.ledger.states(ids), scope, read,
+                             lambda record: default_state(record, self.policy.rates))
 
     def may_summarize(self, record_id: int | None) -> bool:
         """Whether a message leaving the window may enter the summary: not while it is unverified

@@ -118,6 +118,7 @@ class Resolver:
         content = record["content"]
         kept = _JOINERS.sub("", content[: target.span[0]] + " " + content[target.span[1]:]).strip()
         kept = re.sub(r"\s{2,}", " ", kept)
+        kept = re.sub(r"([，,;；、])(?:\s*[，,;；、])+", r"\1", kept)  # "5800， ，房东" -> "5800，房东"
         if kept and len(kept) >= 2 and kept != content:
             self._split(message, record, kept)
         self.ledger.supersede(target.record_id, by, self.rates.conflict)

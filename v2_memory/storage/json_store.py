@@ -120,6 +120,7 @@ class JsonVectorStore:
             if self._pending is not None:
                 self._pending.append(record)
                 self._pending_lines.append(line)
+                self._insert(record)  # visible at once in this process; on disk when the batch ends
             else:
                 if self._log is not None:
                     self._log.append([line])
@@ -240,8 +241,9 @@ class JsonVectorStore:
     def batch(self) -> Iterator[JsonVectorStore]:
         """Bulk ingest: adds inside are written with one write (and one fsync) when the block ends.
 
-        Records added in a batch become searchable and durable together, at the end of the block.
-        If the block raises, none of them is written (their ids are handed out again).
+        Records added in a batch are searchable in this process at once and durable together, at
+        the end of the block. If the block raises, none of them is written (their ids are handed
+        out again).
         """
         with self._lock:
             if self._pending is not None:
@@ -250,6 +252,7 @@ class JsonVectorStore:
             try:
                 yield self
             except BaseException:
+                self._remove_from_memory({record["record_id"] for record in self._pending or []})
                 self._pending, self._pending_lines, self._next_id = None, [], first_id
                 raise
             self._flush_pending()
@@ -261,9 +264,11 @@ class JsonVectorStore:
             return
         self._last_append = (self._log.size() if self._log is not None else 0, [r["record_id"] for r in pending])
         if self._log is not None:
-            self._log.append(lines)
-        for record in pending:
-            self._insert(record)
+            try:
+                self._log.append(lines)
+            except BaseException:
+                self._remove_from_memory({record["record_id"] for record in pending})
+                raise
 
     def undo_last_append(self) -> None:
         """Take back the records the last batch appended (its commit failed elsewhere): the file

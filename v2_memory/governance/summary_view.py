@@ -1,0 +1,59 @@
+"""The governed summary: what a summary may show *for one read*.
+
+The summary track remembers every stored message that left the window (its ``covers``). Folding
+it once and printing it into every context would make it a back door: a corrected fact, an ended
+session's chatter or another task's notes would come back through it. So the summary is judged
+like any other track, at read time: each covered memory passes the same boundary rules as a
+long-term candidate (owner, supersession, verification, session, task, domain), and the summary
+shown is the summarizer's fold over the memories that pass — recomputed whenever what passes
+changes (a correction, a session end, a task finish).
+
+Relevance plays no part here: the summary is the user's running story, not a search result.
+Messages kept out of the long-term store (filler, code-only text) never had a record to judge;
+they stay in the window only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from ..messages import MemoryState
+from .admission import ReadContext, boundary_reasons
+
+__all__ = ["SummaryEntry", "judge_summary"]
+
+Scope = tuple  # (tenant_id or None, user_id)
+
+
+@dataclass(frozen=True)
+class SummaryEntry:
+    """One covered memory's verdict for this read: shown in the summary, or why not."""
+
+    record_id: int | None
+    shown: bool
+    reasons: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"record_id": self.record_id, "shown": self.shown, "reasons": list(self.reasons)}
+
+
+def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any]], states: dict[int, MemoryState],
+                  scope: Scope, read: ReadContext, default_state: Callable[[dict[str, Any]], MemoryState]) -> list[SummaryEntry]:
+    """A verdict for each covered id, oldest first (``records`` and ``states`` by id, fetched in bulk)."""
+    entries = []
+    for record_id in covers:
+        record = records.get(record_id) if record_id is not None else None
+        if record_id is None:
+            entries.append(SummaryEntry(None, False, ("not_stored",)))
+        elif record is None:
+            entries.append(SummaryEntry(record_id, False, ("forgotten",)))
+        elif (record.get("tenant_id"), record["user_id"]) != scope:
+            entries.append(SummaryEntry(record_id, False, ("other_user",)))  # never: ids are checked, not trusted
+        else:
+            state = states.get(record_id) or default_state(record)
+            # An isolated record may be summarised: the summary shows it redacted, like every track.
+            reasons = tuple(r for r in boundary_reasons(record, state, read) if r != "sensitive")
+            if record.get("domain") == "task" and read.task_state(record.get("task_id") or "")[0] == "finished":
+                reasons += ("task_finished",)  # kept in history, no longer part of the running story
+            entries.append(SummaryEntry(record_id, not reasons, reasons))
+    return entries
