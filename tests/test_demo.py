@@ -199,3 +199,28 @@ def test_gitignore_covers_every_file_the_demo_writes(tmp_path):
     ignored = _ignored(demo_files + sources)
     assert sorted(set(demo_files) - ignored) == []
     assert sorted(set(sources) & ignored) == []
+
+
+def test_one_memory_shows_one_weight(tmp_path):
+    """The context's ``memory(relevance×weight)`` and the governed view's weight agree for every memory.
+
+    Usage decay multiplies a returned memory's weight by 0.95 after each read; the demo builds the
+    context before retrieve(), so both show the weight the memory had before this query: 1.00.
+    """
+    import contextlib
+    import io
+
+    from v2_memory.main import print_report
+
+    trace = run_demo(out_dir=tmp_path)
+    governed = {a["content"]: f"{a['weight']:.2f}" for a in trace["governed"]["admissions"]}
+    in_context = re.findall(r"^memory\([\d.]+×([\d.]+)\): \w+: (.*)$", trace["context"], re.M)
+    assert len(in_context) == 2
+    assert all(governed[content] == weight == "1.00" for weight, content in in_context)
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        print_report(trace, tmp_path)
+    report = printed.getvalue()
+    shown = re.findall(r"^  [\d.]+ x ([\d.]+) = [\d.]+ \w+: (.*?)  \[", report, re.M)
+    assert all(dict((c, w) for w, c in shown)[content] == weight for weight, content in in_context)
+    assert "multiplies its weight by 0.95" in report
