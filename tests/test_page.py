@@ -503,3 +503,224 @@ def test_scene_shows_what_the_user_did_before_asking(browser, demo_dir):
     _, dom = dump_dom(browser, page_url(demo_dir))
     text = dom.by_id("scenes").text
     assert 'confirm_fact("default", "recommend")' in text and 'end_session("default", "s1")' in text
+
+
+# ---- The first screen, measured: Chromium driven over its DevTools pipe, at a real viewport size ----
+# --dump-dom always lays the page out at 500 × 701, whatever --window-size says; a screenshot test needs
+# the size a reader has. So here the browser is driven over --remote-debugging-pipe: JSON messages, each
+# ended by a NUL byte, on file descriptors 3 (to the browser) and 4 (from it).
+SCREENS = {"desktop": (1400, 900, False), "phone": (390, 844, True)}
+
+
+class DevTools:
+    """One headless Chromium, one page: set the viewport, load a URL, evaluate a script, take a screenshot."""
+
+    def __init__(self, browser: str) -> None:
+        import fcntl
+
+        self._profile = tempfile.TemporaryDirectory()
+        to_browser, self._to = os.pipe()
+        self._from, from_browser = os.pipe()
+        # Above any descriptor the child may already use, so the dup2 onto 3 and 4 cannot clobber either.
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 20) for fd in (to_browser, from_browser)]
+
+        def wire() -> None:
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        flags = [f for f in BROWSER_FLAGS if not f.startswith("--virtual-time-budget")]
+        self.process = subprocess.Popen(
+            [browser, *flags, f"--user-data-dir={self._profile.name}", "--hide-scrollbars", "--remote-debugging-pipe"],
+            preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fd in (to_browser, from_browser, *high):
+            os.close(fd)
+        self._buffer, self._next_id, self._events = b"", 0, []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Page.enable", session=True)
+
+    def call(self, method: str, params: dict | None = None, session: bool = False) -> dict:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = self._session
+        os.write(self._to, json.dumps(message).encode("utf-8") + b"\0")
+        while True:
+            reply = self._receive()
+            if reply.get("id") == self._next_id:
+                assert "error" not in reply, (method, reply["error"])
+                return reply["result"]
+            self._events.append(reply)
+
+    def _receive(self, timeout: float = 60) -> dict:
+        import select
+
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select([self._from], [], [], timeout)
+            assert ready, "the browser did not answer"
+            chunk = os.read(self._from, 1 << 20)
+            assert chunk, "the browser closed the pipe"
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open(self, url: str, width: int, height: int, mobile: bool) -> None:
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}, session=True)
+        self._events.clear()
+        self.call("Page.navigate", {"url": url}, session=True)
+        while not any(e.get("method") == "Page.loadEventFired" for e in self._events):
+            self._events.append(self._receive())
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def screenshot(self, path: Path) -> Path:
+        import base64
+
+        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]))
+        keep = os.environ.get("V2_MEMORY_SCREENSHOT_DIR")  # to look at them yourself: set it to a folder
+        if keep:
+            shutil.copyfile(path, Path(keep) / path.name)
+        return path
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._to)
+        os.close(self._from)
+        self._profile.cleanup()
+
+
+@pytest.fixture(scope="module")
+def devtools(browser):
+    tools = DevTools(browser)
+    yield tools
+    tools.close()
+
+
+# Geometry as the reader sees it, and the two things no dump can show: keys that break mid-word, and
+# text after a memory that a bidi override moved.
+MEASURE = """(() => {
+  const box = (node) => { const r = node.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const all = (selector) => [...document.querySelectorAll(selector)];
+  // A key may break only where a <wbr> sits: report every key whose text moves to a new line elsewhere.
+  const midWord = (key) => {
+    let lastTop = null, allowed = false;
+    for (const child of key.childNodes) {
+      if (child.nodeType !== Node.TEXT_NODE) { allowed = true; continue; }
+      for (let i = 0; i < child.data.length; i++) {
+        const range = document.createRange();
+        range.setStart(child, i); range.setEnd(child, i + 1);
+        const r = range.getClientRects()[0];
+        if (!r) continue;
+        if (lastTop !== null && r.top > lastTop + 2 && !allowed) return true;
+        lastTop = r.top; allowed = false;
+      }
+    }
+    return false;
+  };
+  const keys = all(".key").filter((k) => k.getClientRects().length);
+  // On a left-to-right line, what follows a memory text (its record id) must stay to its right.
+  const moved = all(".text").filter((t) => {
+    const memory = t.querySelector(":scope > bdi"), rid = t.querySelector(":scope > .rid");
+    if (!memory || !rid) return false;
+    const a = memory.getClientRects(), b = rid.getBoundingClientRect();
+    const last = a[a.length - 1];
+    return Math.abs(last.top - b.top) < 2 && b.left < last.right - 1;
+  });
+  return {
+    viewport: {width: innerWidth, height: innerHeight},
+    sections: Object.fromEntries(all("#app > section").map((s) => [s.id, box(s)])),
+    heading: box(document.querySelector("#blind-section h2")),
+    slider: box(document.getElementById("threshold-slider")),
+    count: box(document.getElementById("admitted-count")),
+    rows: all("#blind-list .hit").map(box),
+    bars: all("#blind-list .hit .bar").map(box),
+    keys: keys.length,
+    brokenKeys: keys.filter(midWord).map((k) => k.textContent),
+    moved: moved.map((t) => t.textContent),
+  };
+})()"""
+
+
+def read_png(path: Path) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
+    """Width, height and RGB rows of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes)."""
+    import struct
+    import zlib
+
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = {}, 8
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        chunks.setdefault(kind, []).append(data[at + 8:at + 8 + length])
+        at += 12 + length
+    width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
+    assert depth == 8 and color in (2, 6) and interlace == 0, (depth, color, interlace)
+    channels = 3 if color == 2 else 4
+    raw, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):  # undo the row filter: none, sub, up, average, Paeth
+            left = line[i - channels] if i >= channels else 0
+            up, corner = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, channels)])
+        previous = line
+    return width, height, rows
+
+
+BAR = (0x3B, 0x6F, 0xD8)  # --bar: the score bars of the admitted hits
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_the_blind_vs_threshold_panel_is_on_the_first_screen(devtools, demo_dir, tmp_path, screen):
+    """At 1400 px and at 390 px wide, without scrolling: the panel's heading, the slider, the count and
+    the first hits — the two admitted and the first rejected, so the threshold's cut shows — and, on a
+    desktop, all eight. Health and the session diff come after it."""
+    width, height, mobile = SCREENS[screen]
+    devtools.open(page_url(demo_dir), width, height, mobile)
+    geometry = devtools.evaluate(MEASURE)
+    assert geometry["viewport"] == {"width": width, "height": height}
+    first = 8 if screen == "desktop" else 3
+    for name, item in [("heading", geometry["heading"]), ("slider", geometry["slider"]), ("count", geometry["count"]),
+                       *[(f"row {i + 1}", row) for i, row in enumerate(geometry["rows"][:first])]]:
+        assert 0 <= item["top"] and item["bottom"] <= height, (name, item)
+    sections = geometry["sections"]
+    assert sections["health-section"]["top"] > sections["blind-section"]["bottom"]
+
+    # The screenshot is what the reader sees: the admitted hits' blue bars are painted where measured.
+    shot = devtools.screenshot(tmp_path / f"first-screen-{screen}-{width}px.png")
+    shot_width, shot_height, pixels = read_png(shot)
+    assert (shot_width, shot_height) == (width, height)
+    for bar in geometry["bars"][:2]:
+        y, x = int((bar["top"] + bar["bottom"]) / 2), int(bar["left"]) + 2
+        assert pixels[y][x] == BAR, (bar, pixels[y][x])
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_no_key_breaks_mid_word(devtools, demo_dir, screen):
+    """Metric names, reason codes and check names wrap only after an underscore."""
+    devtools.open(page_url(demo_dir), *SCREENS[screen])
+    geometry = devtools.evaluate(MEASURE)
+    assert geometry["keys"] > 40 and geometry["brokenKeys"] == []
