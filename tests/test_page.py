@@ -569,7 +569,8 @@ class DevTools:
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}, session=True)
         self._events.clear()
         self.call("Page.navigate", {"url": url}, session=True)
-        while not any(e.get("method") == "Page.loadEventFired" for e in self._events):
+        # A new document fires "load"; a URL that differs only after "#" stays in the same document.
+        while not any(e.get("method") in ("Page.loadEventFired", "Page.navigatedWithinDocument") for e in self._events):
             self._events.append(self._receive())
 
     def evaluate(self, expression: str):
