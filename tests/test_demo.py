@@ -224,3 +224,15 @@ def test_one_memory_shows_one_weight(tmp_path):
     shown = re.findall(r"^  [\d.]+ x ([\d.]+) = [\d.]+ \w+: (.*?)  \[", report, re.M)
     assert all(dict((c, w) for w, c in shown)[content] == weight for weight, content in in_context)
     assert "multiplies its weight by 0.95" in report
+
+
+def test_a_rerun_starts_from_nothing_the_last_run_left(tmp_path):
+    """Rotated logs and SQLite journals of an earlier run go too: a fresh run must not read them back."""
+    run_demo(out_dir=tmp_path)
+    leftovers = [tmp_path / "memory_store.writes.1.jsonl", tmp_path / "memory_store.governance.sqlite3-journal"]
+    for path in leftovers:
+        path.write_text("left by an earlier run\n", encoding="utf-8")
+    mine = tmp_path / "memory_store.writes.mine.jsonl"  # not a rotation: not the demo's to delete
+    mine.write_text("mine\n", encoding="utf-8")
+    assert run_demo(out_dir=tmp_path)["blind_top_k"] == run_demo(out_dir=tmp_path / "fresh")["blind_top_k"]
+    assert not any(path.exists() for path in leftovers) and mine.exists()
