@@ -129,3 +129,145 @@ def test_erase_user_refuses_an_unknown_user_and_writes_nothing(tmp_path, capsys)
     assert main(["erase-user", "--store", str(tmp_path), "nobody", "--yes"]) == 1
     assert "nothing was erased" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+
+
+# ---- One style, one error format, quiet pipes, JSON everywhere ----
+def _subcommands(parser=None):
+    """Every runnable command's parser, by its full name: "demo", "eval pollution", ..."""
+    parser = parser or build_parser()
+    action = next(a for a in parser._actions if a.dest in ("command", "evaluation", "kind") and a.choices)
+    found = {}
+    for name, sub in action.choices.items():
+        nested = [a for a in sub._actions if getattr(a, "choices", None) and isinstance(a.choices, dict)]
+        if nested:
+            found.update({f"{name} {inner}": p for inner, p in nested[0].choices.items()})
+        else:
+            found[name] = sub
+    return action, found
+
+
+def test_help_texts_share_one_style():
+    """A sentence saying what the command does (the same in the command list), options in lower case
+    without a full stop, and an example as the last line that is never wrapped mid-command."""
+    action, commands = _subcommands()
+    listed = {choice.dest: choice.help for choice in action._choices_actions}
+    assert set(commands) >= {"demo", "bench", "eval pollution", "eval locomo", "inspect", "health", "diff", "erase-user"}
+    for name, sub in commands.items():
+        description = sub.description
+        assert description[0].isupper() and description.endswith("."), name
+        if name in listed:
+            assert listed[name] == description, name
+        lines = [line for line in sub.format_help().splitlines() if line.strip()]
+        assert lines[-1].startswith("example: python"), (name, lines[-1])
+        for option in sub._actions:
+            if option.help and option.dest != "help":
+                assert not option.help[0].isupper() and not option.help.endswith("."), (name, option.help)
+
+
+def test_every_command_that_prints_results_takes_json():
+    _, commands = _subcommands()
+    for name, sub in commands.items():
+        assert "--json" in {flag for a in sub._actions for flag in a.option_strings}, name
+
+
+def test_demo_json_prints_the_trace(tmp_path, capsys):
+    trace = run_json(capsys, "demo", "--out", str(tmp_path), "--json")
+    assert trace == json.loads((tmp_path / "trace.json").read_text(encoding="utf-8"))
+
+
+def test_diff_with_an_unknown_session_fails_like_inspect(demo_store, capsys):
+    """Both name the session and list the ones the logs know, with their users; neither prints a table."""
+    assert main(["inspect", "--store", str(demo_store), "--session-id", "s-nope"]) == 1
+    inspect_error = capsys.readouterr()
+    for pair in (["s-clean", "s-nope"], ["s-nope", "s-polluted"]):
+        assert main(["diff", "--store", str(demo_store), "--session-id", pair[0], "--session-id", pair[1]]) == 1
+        diff_error = capsys.readouterr()
+        assert diff_error.out == "" and diff_error.err == inspect_error.err
+    assert inspect_error.err == ("error: no session 's-nope' in the logs; sessions there: "
+                                 "s-clean (learner-a), s-polluted (learner-b)\n")
+
+
+@pytest.mark.parametrize(("store", "says"), [
+    ("missing", "folder {tmp}/missing does not exist"),
+    ("missing/deeper/memory_store.json", "folder {tmp}/missing does not exist"),
+    ("missing.json", "file {tmp}/missing.json does not exist"),
+    ("empty", "folder {tmp}/empty holds no memory_store.json"),
+])
+def test_a_missing_store_says_whether_the_folder_or_the_file_is_missing(tmp_path, capsys, store, says):
+    (tmp_path / "empty").mkdir()
+    for command in (["health"], ["inspect", "--session-id", "s"], ["diff", "--session-id", "a", "--session-id", "b"],
+                    ["erase-user", "u", "--yes"]):
+        assert main([command[0], "--store", str(tmp_path / store), *command[1:]]) == 1
+        err = capsys.readouterr().err
+        assert err.startswith("error: " + says.format(tmp=tmp_path)) and "[Errno" not in err, (command, err)
+
+
+def test_file_system_errors_are_words_never_errno_codes(tmp_path):
+    """Whatever raised it, an OSError prints what happened to which folder or file."""
+    from v2_memory.cli.app import error_text
+    from v2_memory.errors import StoreError
+
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    folder, file = tmp_path, tmp_path / "a-file"
+    cases = {
+        FileNotFoundError(2, "No such file or directory", str(tmp_path / "gone" / "x.json")): f"folder {tmp_path}/gone does not exist",
+        FileNotFoundError(2, "No such file or directory", str(tmp_path / "x.json")): f"file {tmp_path}/x.json does not exist",
+        NotADirectoryError(20, "Not a directory", str(file / "sub")): f"{file} is a file, not a folder",
+        IsADirectoryError(21, "Is a directory", str(folder)): f"{folder} is a folder, not a file",
+        FileExistsError(17, "File exists", str(file)): f"file {file} already exists",
+        PermissionError(13, "Permission denied", str(folder)): f"folder {folder}: permission denied",
+        OSError(28, "No space left on device"): "No space left on device",
+        StoreError("cannot read ([Errno 5] Input/output error)", path=file): f"{file}: cannot read (Input/output error)",
+    }
+    for exc, expected in cases.items():
+        assert error_text(exc) == expected
+
+
+@pytest.mark.parametrize("argv", [
+    ["-m", "v2_memory", "demo", "--out", "{tmp}"],
+    ["v2_memory/main.py", "--out", "{tmp}"],
+    ["-m", "v2_memory", "health", "--store", "{store}"],
+    ["-m", "v2_memory", "inspect", "--store", "{store}", "--session-id", "s-polluted", "--json"],
+])
+def test_a_reader_that_leaves_early_ends_the_command_quietly(demo_store, tmp_path, argv):
+    """``v2-memory ... | head``: the pipe closes before the command writes; no traceback, no error line."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line
+    try:
+        done = subprocess.run([sys.executable, *[a.format(tmp=tmp_path, store=demo_store) for a in argv]],
+                              cwd=REPO, stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert done.stderr == "" and done.returncode == 141
+
+
+HIDDEN = "\x1b[2J\x1b[31m\u202eevil\u2066\x07\r\x9b"  # clear screen, red, bidi override and isolate, bell, CR, CSI
+
+
+def _hidden_characters(text: str) -> list[str]:
+    import unicodedata
+
+    return [c for c in text if c != "\n" and unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
+
+
+def test_commands_print_memory_text_and_ids_escaped(tmp_path, capsys):
+    """Memory holds what anybody typed, escape sequences included: the terminal must show them, not obey them."""
+    from v2_memory import MemoryManager, Message
+
+    session = "s" + HIDDEN
+    with MemoryManager(store_path=tmp_path / "memory_store.json") as memory:
+        for who in ("alice", "bob"):
+            memory.add(Message("user", f"{who} note {HIDDEN} 记忆污染", who, session_id=session if who == "alice" else "s2"))
+            memory.build_context(f"note {HIDDEN} 记忆污染", who, session_id=session if who == "alice" else "s2")
+            memory.add(Message("assistant", f"reply {HIDDEN}", who, session_id=session if who == "alice" else "s2"))
+    runs = [["inspect", "--session-id", session], ["diff", "--session-id", session, "--session-id", "s2"], ["health"],
+            ["inspect", "--session-id", "unknown" + HIDDEN]]
+    for argv in runs:
+        main([argv[0], "--store", str(tmp_path), *argv[1:]])
+        printed = capsys.readouterr()
+        assert not _hidden_characters(printed.out + printed.err), argv
+    main(["inspect", "--store", str(tmp_path), "--session-id", session])
+    out = capsys.readouterr().out
+    assert "\\x1b[2J\\x1b[31m\\u202eevil\\u2066\\x07" in out and "记忆污染" in out

@@ -503,3 +503,388 @@ def test_scene_shows_what_the_user_did_before_asking(browser, demo_dir):
     _, dom = dump_dom(browser, page_url(demo_dir))
     text = dom.by_id("scenes").text
     assert 'confirm_fact("default", "recommend")' in text and 'end_session("default", "s1")' in text
+
+
+# ---- The first screen, measured: Chromium driven over its DevTools pipe, at a real viewport size ----
+# --dump-dom always lays the page out at 500 × 701, whatever --window-size says; a screenshot test needs
+# the size a reader has. So here the browser is driven over --remote-debugging-pipe: JSON messages, each
+# ended by a NUL byte, on file descriptors 3 (to the browser) and 4 (from it).
+SCREENS = {"desktop": (1400, 900, False), "phone": (390, 844, True)}
+
+
+class DevTools:
+    """One headless Chromium, one page: set the viewport, load a URL, evaluate a script, take a screenshot."""
+
+    def __init__(self, browser: str) -> None:
+        import fcntl
+
+        self._profile = tempfile.TemporaryDirectory()
+        to_browser, self._to = os.pipe()
+        self._from, from_browser = os.pipe()
+        # Above any descriptor the child may already use, so the dup2 onto 3 and 4 cannot clobber either.
+        high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 20) for fd in (to_browser, from_browser)]
+
+        def wire() -> None:
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        flags = [f for f in BROWSER_FLAGS if not f.startswith("--virtual-time-budget")]
+        self.process = subprocess.Popen(
+            [browser, *flags, f"--user-data-dir={self._profile.name}", "--hide-scrollbars", "--remote-debugging-pipe"],
+            preexec_fn=wire, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for fd in (to_browser, from_browser, *high):
+            os.close(fd)
+        self._buffer, self._next_id, self._events = b"", 0, []
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self._session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Page.enable", session=True)
+
+    def call(self, method: str, params: dict | None = None, session: bool = False) -> dict:
+        self._next_id += 1
+        message = {"id": self._next_id, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = self._session
+        os.write(self._to, json.dumps(message).encode("utf-8") + b"\0")
+        while True:
+            reply = self._receive()
+            if reply.get("id") == self._next_id:
+                assert "error" not in reply, (method, reply["error"])
+                return reply["result"]
+            self._events.append(reply)
+
+    def _receive(self, timeout: float = 60) -> dict:
+        import select
+
+        while b"\0" not in self._buffer:
+            ready, _, _ = select.select([self._from], [], [], timeout)
+            assert ready, "the browser did not answer"
+            chunk = os.read(self._from, 1 << 20)
+            assert chunk, "the browser closed the pipe"
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def open(self, url: str, width: int, height: int, mobile: bool) -> None:
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}, session=True)
+        self._events.clear()
+        self.call("Page.navigate", {"url": url}, session=True)
+        # A new document fires "load"; a URL that differs only after "#" stays in the same document.
+        while not any(e.get("method") in ("Page.loadEventFired", "Page.navigatedWithinDocument") for e in self._events):
+            self._events.append(self._receive())
+
+    def evaluate(self, expression: str):
+        result = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, session=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def screenshot(self, path: Path) -> Path:
+        import base64
+
+        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", {"format": "png"}, session=True)["data"]))
+        keep = os.environ.get("V2_MEMORY_SCREENSHOT_DIR")  # to look at them yourself: set it to a folder
+        if keep:
+            shutil.copyfile(path, Path(keep) / path.name)
+        return path
+
+    def close(self) -> None:
+        try:
+            self.call("Browser.close")
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._to)
+        os.close(self._from)
+        self._profile.cleanup()
+
+
+@pytest.fixture(scope="module")
+def devtools(browser):
+    tools = DevTools(browser)
+    yield tools
+    tools.close()
+
+
+# Geometry as the reader sees it, and the two things no dump can show: keys that break mid-word, and
+# text after a memory that a bidi override moved.
+MEASURE = """(() => {
+  const box = (node) => { const r = node.getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left, right: r.right}; };
+  const all = (selector) => [...document.querySelectorAll(selector)];
+  // A key may break only where a <wbr> sits: report every key whose text moves to a new line elsewhere.
+  const midWord = (key) => {
+    let lastTop = null, allowed = false;
+    for (const child of key.childNodes) {
+      if (child.nodeType !== Node.TEXT_NODE) { allowed = true; continue; }
+      for (let i = 0; i < child.data.length; i++) {
+        const range = document.createRange();
+        range.setStart(child, i); range.setEnd(child, i + 1);
+        const r = range.getClientRects()[0];
+        if (!r) continue;
+        if (lastTop !== null && r.top > lastTop + 2 && !allowed) return true;
+        lastTop = r.top; allowed = false;
+      }
+    }
+    return false;
+  };
+  const keys = all(".key").filter((k) => k.getClientRects().length);
+  // On a left-to-right line, what follows a memory text (its record id) must stay to its right.
+  const moved = all(".text").filter((t) => {
+    const memory = t.querySelector(":scope > bdi"), rid = t.querySelector(":scope > .rid");
+    if (!memory || !rid) return false;
+    const b = rid.getBoundingClientRect(), middle = (b.top + b.bottom) / 2;
+    // The memory's pieces on the record id's line (a line box holds both when they overlap vertically).
+    const sameLine = [...memory.getClientRects()].filter((r) => r.top <= middle && middle <= r.bottom);
+    return sameLine.some((r) => b.left < r.right - 1);
+  });
+  return {
+    viewport: {width: innerWidth, height: innerHeight},
+    sections: Object.fromEntries(all("#app > section").map((s) => [s.id, box(s)])),
+    heading: box(document.querySelector("#blind-section h2")),
+    slider: box(document.getElementById("threshold-slider")),
+    count: box(document.getElementById("admitted-count")),
+    rows: all("#blind-list .hit").map(box),
+    bars: all("#blind-list .hit .bar").map(box),
+    keys: keys.length,
+    brokenKeys: keys.filter(midWord).map((k) => k.textContent),
+    moved: moved.map((t) => t.textContent),
+  };
+})()"""
+
+
+def read_png(path: Path) -> tuple[int, int, list[list[tuple[int, int, int]]]]:
+    """Width, height and RGB rows of an 8-bit, non-interlaced RGB or RGBA PNG (what Chromium writes)."""
+    import struct
+    import zlib
+
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks, at = {}, 8
+    while at < len(data):
+        length, kind = struct.unpack(">I4s", data[at:at + 8])
+        chunks.setdefault(kind, []).append(data[at + 8:at + 8 + length])
+        at += 12 + length
+    width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", chunks[b"IHDR"][0])
+    assert depth == 8 and color in (2, 6) and interlace == 0, (depth, color, interlace)
+    channels = 3 if color == 2 else 4
+    raw, stride = zlib.decompress(b"".join(chunks[b"IDAT"])), width * channels
+    rows, previous = [], bytearray(stride)
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):  # undo the row filter: none, sub, up, average, Paeth
+            left = line[i - channels] if i >= channels else 0
+            up, corner = previous[i], previous[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + left) & 255
+            elif kind == 2:
+                line[i] = (line[i] + up) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                line[i] = (line[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        rows.append([tuple(line[x:x + 3]) for x in range(0, stride, channels)])
+        previous = line
+    return width, height, rows
+
+
+BAR = (0x3B, 0x6F, 0xD8)  # --bar: the score bars of the admitted hits
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_the_blind_vs_threshold_panel_is_on_the_first_screen(devtools, demo_dir, tmp_path, screen):
+    """At 1400 px and at 390 px wide, without scrolling: the panel's heading, the slider, the count and
+    the first hits — the two admitted and the first rejected, so the threshold's cut shows — and, on a
+    desktop, all eight. Health and the session diff come after it."""
+    width, height, mobile = SCREENS[screen]
+    devtools.open(page_url(demo_dir), width, height, mobile)
+    geometry = devtools.evaluate(MEASURE)
+    assert geometry["viewport"] == {"width": width, "height": height}
+    first = 8 if screen == "desktop" else 3
+    for name, item in [("heading", geometry["heading"]), ("slider", geometry["slider"]), ("count", geometry["count"]),
+                       *[(f"row {i + 1}", row) for i, row in enumerate(geometry["rows"][:first])]]:
+        assert 0 <= item["top"] and item["bottom"] <= height, (name, item)
+    sections = geometry["sections"]
+    assert sections["health-section"]["top"] > sections["blind-section"]["bottom"]
+
+    # The screenshot is what the reader sees: the admitted hits' blue bars are painted where measured.
+    shot = devtools.screenshot(tmp_path / f"first-screen-{screen}-{width}px.png")
+    shot_width, shot_height, pixels = read_png(shot)
+    assert (shot_width, shot_height) == (width, height)
+    for bar in geometry["bars"][:2]:
+        y, x = int((bar["top"] + bar["bottom"]) / 2), int(bar["left"]) + 2
+        assert pixels[y][x] == BAR, (bar, pixels[y][x])
+
+
+@pytest.mark.parametrize("screen", list(SCREENS))
+def test_no_key_breaks_mid_word(devtools, demo_dir, screen):
+    """Metric names, reason codes and check names wrap only after an underscore."""
+    devtools.open(page_url(demo_dir), *SCREENS[screen])
+    geometry = devtools.evaluate(MEASURE)
+    assert geometry["keys"] > 40 and geometry["brokenKeys"] == []
+
+
+# ---- The story's order, and the contents ----
+STORY = ["query-section", "blind-section", "context-section", "users-section", "erase-section", "governed-section",
+         "scenes-section", "legend-section", "health-section", "sessions-section", "extra-section"]
+
+
+def test_the_page_tells_the_story_in_order_with_contents(demo_dom):
+    """What the page shows, in one line; then the lesson (query, blind vs threshold, context, erase),
+    then governance, and health and the session diff last. The contents link every section shown."""
+    header = next(n for n in demo_dom.iter() if n.tag == "header")
+    assert header.by_id("intro").text.count("What this page shows") == 1
+    app = demo_dom.by_id("app")
+    assert [n.attrs["id"] for n in app.children if isinstance(n, Node) and n.tag == "section"] == STORY
+    toc = demo_dom.by_id("toc")
+    assert "hidden" not in toc.attrs
+    links = [n for n in toc.iter() if n.tag == "a"]
+    assert [a.attrs["href"] for a in links] == ["#" + s for s in STORY[:-1]]
+    assert all("hidden" not in a.attrs for a in links)  # the demo's trace has every section
+
+
+def test_contents_leave_out_the_sections_an_old_trace_lacks(browser, demo_dir, tmp_path):
+    trace = read_trace(demo_dir)
+    del trace["governed"], trace["scenes"], trace["health"], trace["sessions"]
+    (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
+    shutil.copyfile(PAGE, tmp_path / "visualization.html")
+    _, dom = dump_dom(browser, page_url(tmp_path))
+    shown = [a.attrs["href"] for a in dom.by_id("toc").iter() if a.tag == "a" and "hidden" not in a.attrs]
+    assert shown == ["#query-section", "#blind-section", "#context-section", "#users-section", "#erase-section"]
+
+
+# ---- What depends on the threshold ----
+def fixed_notes(dom: Node) -> list[Node]:
+    return [dom.by_id(i) for i in ("thresholded-fixed", "context-fixed", "governed-threshold")]
+
+
+def test_panels_at_the_trace_threshold_say_so_and_how_to_see_the_sliders(browser, demo_dir):
+    """retrieve(), the context and the governed view ran in the demo at 0.22. At the slider's 0.22 they
+    just say so; at 0.3 each also gives the command that shows the library's answer at 0.3."""
+    for note in fixed_notes(demo_dom_at(browser, demo_dir, "")):
+        assert (note.attrs["data-threshold"], note.attrs["data-differs"]) == ("0.22", "false")
+        assert "Computed at the trace threshold 0.22; the slider does not move it." in note.text
+        assert "--threshold" not in note.text
+    for note in fixed_notes(demo_dom_at(browser, demo_dir, "?threshold=0.3")):
+        assert note.attrs["data-differs"] == "true"
+        assert "python v2_memory/main.py --threshold 0.3" in note.text
+
+
+def demo_dom_at(browser: str, folder: Path, query: str) -> Node:
+    return dump_dom(browser, page_url(folder, query))[1]
+
+
+def test_the_url_follows_the_slider_and_the_filter(devtools, demo_dir):
+    """Moving the slider rewrites ?threshold= (keeping ?reason=), so a copied link shows the same view."""
+    devtools.open(page_url(demo_dir, "?reason=admitted"), 1400, 900, False)
+    state = devtools.evaluate("""(() => {
+      const slider = document.getElementById("threshold-slider");
+      slider.value = "0.2";
+      slider.dispatchEvent(new Event("input"));
+      const after = {search: location.search, count: document.getElementById("admitted-count").textContent,
+                     differs: document.getElementById("context-fixed").dataset.differs};
+      const filter = document.getElementById("reason-filter");
+      filter.value = "reason:unverified_model_output";
+      filter.dispatchEvent(new Event("change"));
+      after.filtered = location.search;
+      filter.value = "all";
+      filter.dispatchEvent(new Event("change"));
+      after.all = location.search;
+      return after;
+    })()""")
+    assert state["search"] == "?reason=admitted&threshold=0.2"
+    assert (state["count"], state["differs"]) == ("7 / 8", "true")
+    assert state["filtered"] == "?reason=unverified_model_output&threshold=0.2"
+    assert state["all"] == "?threshold=0.2"
+
+
+@pytest.mark.parametrize(("query", "problems"), [
+    ("?threshold=1.5", {"threshold": "?threshold=1.5 超出 [0, 1] is outside [0, 1]"}),
+    ("?threshold=-0.1", {"threshold": "?threshold=-0.1 超出 [0, 1] is outside [0, 1]"}),
+    ("?threshold=abc&reason=not_a_reason", {"threshold": "?threshold=abc 不是数字 is not a number",
+                                            "reason": "?reason=not_a_reason："}),
+    ("?threshold=0.3&reason=sensitive", {}),  # a known reason no row has: an empty table, not a problem
+])
+def test_url_values_the_page_cannot_use_are_reported(browser, demo_dir, query, problems):
+    dom = demo_dom_at(browser, demo_dir, query)
+    notes = dom.by_id("url-notes")
+    items = {li.attrs["data-param"]: li.text for li in notes.iter() if li.tag == "li"}
+    assert set(items) == set(problems) and ("hidden" in notes.attrs) == (not problems)
+    for param, start in problems.items():
+        assert items[param].startswith(start), items[param]
+    if "threshold" in problems:  # the slider falls back to the trace's threshold, and says so
+        assert dom.by_id("slider-value").text == "0.22" and "using the trace's threshold 0.22" in items["threshold"]
+    if "reason" in problems:  # an unknown reason shows every row, next to the filter too
+        assert visible_ids(governed_rows(dom)) == [r.attrs["data-record-id"] for r in governed_rows(dom)]
+        assert "is not a reason this page knows" in dom.by_id("reason-problem").text
+
+
+def test_why_the_demo_uses_022_and_what_02_would_keep(demo_dom):
+    """At 0.2 the 0.211 and the four 0.204 echoes join the first two: 7 of 8, 4 of them the agent's replies;
+    the article's 0.22 sits just above the best echo, 0.204."""
+    why = demo_dom.by_id("threshold-why")
+    assert (why.attrs["data-library"], why.attrs["data-passing"], why.attrs["data-passing-echoes"]) == ("0.2", "7", "4")
+    assert "just above the agent's own replies (best 0.204)" in why.text and "7 of these 8 would pass" in why.text
+    assert [a.attrs["href"] for a in why.iter() if a.tag == "a"] == ["?threshold=0.2"]
+
+
+def test_context_and_governed_view_show_one_weight_and_say_why(demo_dom):
+    """Both were read before this query used any memory: ×1.00 in the context and × 1.000 in the table."""
+    context = demo_dom.by_id("context").text
+    weights = {c: w for w, c in re.findall(r"memory\([\d.]+×([\d.]+)\): \w+: (.*)", context)}
+    rows = {row.by_class("text")[0].children[0].text: row.by_class("num")[1].text for row in governed_rows(demo_dom)}
+    assert weights and all(rows[content] == f"× {float(w):.3f}" for content, w in weights.items())
+    assert "multiplies its weight by 0.95" in demo_dom.by_id("weights-note").text
+
+
+def test_every_metric_card_has_a_bilingual_title(demo_dom):
+    for card in demo_dom.by_id("health-metrics").by_class("metric"):
+        title = next(n for n in card.iter() if n.tag == "h3")
+        assert title.by_class("en") and re.search(r"[\u4e00-\u9fff]", title.text), card.attrs["data-name"]
+        assert card.by_class("metric-code")[0].text == card.attrs["data-name"]
+
+
+# ---- Bidirectional overrides in memory text ----
+BIDI = "\u202e"  # RIGHT-TO-LEFT OVERRIDE, never closed: everything after it on its line would run backwards
+
+
+def test_bidi_overrides_in_memory_text_cannot_reorder_the_rest_of_a_line(browser, devtools, demo_dir, tmp_path):
+    """Every text from the trace that holds an override sits alone in its own <bdi> (an isolate), and on
+    screen the record id after a memory still follows it."""
+    trace = read_trace(demo_dir)
+    for hit in trace["blind_top_k"] + trace["thresholded"]:
+        hit["record"]["content"] = BIDI + hit["record"]["content"] + " abc"
+    for admission in trace["governed"]["admissions"]:
+        admission["content"] = BIDI + admission["content"]
+        admission["reasons"] = [BIDI + r for r in admission["reasons"]]
+    trace["query"] = BIDI + trace["query"]
+    trace["context"] = "\n".join(BIDI + line for line in trace["context"].splitlines())
+    trace["sessions"]["first_difference"] = BIDI + trace["sessions"]["first_difference"]
+    trace["health"]["metrics"][0]["name"] = BIDI + "pollution_rate"
+    for user in trace["users"].values():
+        user["summary"] = BIDI + user["summary"]
+        user["recent_messages"] = [{**m, "content": BIDI + m["content"], "role": BIDI + m["role"]} for m in user["recent_messages"]]
+    (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
+    shutil.copyfile(PAGE, tmp_path / "visualization.html")
+
+    _, dom = dump_dom(browser, page_url(tmp_path, "?reason=" + urllib.parse.quote(BIDI + "below_threshold")))
+    assert dom.by_id("load-status").attrs["data-state"] == "loaded"
+    holders, parents = 0, {}
+    for node in dom.iter():
+        for child in node.children:
+            if isinstance(child, str) and re.search("[\u202a-\u202e\u2066-\u2069]", child):
+                holders += 1
+                assert node.tag in ("bdi", "option", "script"), (node.tag, node.attrs, child[:40])
+                if node.tag == "bdi":  # alone in it: the isolate ends where that text ends
+                    texts = [c for c in node.children if isinstance(c, str)]
+                    assert texts == [child] or "key" in (node.attrs.get("class") or ""), node.children
+                parents[node.tag] = parents.get(node.tag, 0) + 1
+    assert holders > 30 and parents.get("option", 0) == 0  # options show the code points instead
+    assert any("\\u202E" in o.text for o in dom.by_id("reason-filter").iter() if o.tag == "option")
+
+    devtools.open(page_url(tmp_path), 1400, 900, False)
+    assert devtools.evaluate(MEASURE)["moved"] == []

@@ -1,8 +1,9 @@
 """The inspector's commands — ``inspect``, ``health``, ``diff``, ``erase-user`` — as thin layers.
 
 Each one opens the store folder (read-only, except ``erase-user``), makes one library call, and
-prints a readable table, or JSON with ``--json``. ``cli.py`` registers them next to ``demo`` and
-``bench``.
+prints a readable table, or JSON with ``--json``. ``app.py`` registers them next to ``demo`` and
+``bench``. Whatever comes from memory (texts, ids, reasons) is printed escaped (``tables.escape``):
+a stored escape sequence or bidi override is shown, never obeyed by the terminal.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..observe.audit import AuditEvent
 from ..observe.health import health_report
 from ..observe.inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
 from ..manager import MemoryManager
-from ..tables import clip, format_table
+from ..tables import clip, escape, format_table
 
 __all__ = ["COMMANDS"]
 
@@ -27,8 +28,32 @@ def _print_json(data: Any) -> None:
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, required=True,
+    parser.add_argument("--store", type=Path, required=True, metavar="PATH",
                         help=f"the folder holding {STORE_FILE} (or the store file itself)")
+
+
+def _store_file(store: Path) -> Path:
+    """The store file ``--store`` names, or an error saying whether the folder or the file is missing."""
+    if store.is_dir():
+        if not (store / STORE_FILE).is_file():
+            raise ValueError(f"folder {store} holds no {STORE_FILE} (run the demo with --out {store}, "
+                             "or point --store at your store's folder)")
+        return store / STORE_FILE
+    if store.exists():
+        return store
+    missing = next((p for p in reversed([store, *store.parents]) if not p.exists()), store)
+    if missing != store or not store.suffix:  # a path without an extension names a folder
+        raise ValueError(f"folder {missing} does not exist")
+    raise ValueError(f"file {store} does not exist")
+
+
+def _require_sessions(events: list[AuditEvent], *session_ids: str) -> None:
+    """Refuse a session id the write log never saw, listing the ones it did (inspect and diff alike)."""
+    known = sessions(events)
+    for session_id in session_ids:
+        if session_id not in known:
+            listed = ", ".join(f"{sid} ({', '.join(u for _, u in who)})" for sid, who in known.items()) or "none"
+            raise ValueError(f"no session {session_id!r} in the logs; sessions there: {listed}")
 
 
 # -- inspect ----------------------------------------------------------------------------------------
@@ -43,22 +68,20 @@ def _inspect_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    with open_store_dir(args.store) as opened:
+    with open_store_dir(_store_file(args.store)) as opened:
         events, reads = opened.audit.writes(), opened.audit.reads()
+    _require_sessions(events, args.session_id)
     owners = session_owners(events, args.session_id)
     owner = (args.tenant_id, args.user_id) if args.user_id else owners[0] if len(owners) == 1 else None
     if owner is None and owners:
         raise ValueError(f"session {args.session_id!r} has several users ({', '.join(u for _, u in owners)}); "
                          "pass --user-id")
-    if not owners:
-        known = ", ".join(f"{sid} ({', '.join(u for _, u in who)})" for sid, who in sessions(events).items()) or "none"
-        raise ValueError(f"no session {args.session_id!r} in the logs; sessions there: {known}")
     turns = session_turns(events, reads, args.session_id, args.window, owner)
     if args.json:
         _print_json([turn.to_dict() for turn in turns])
         return 0
-    print(f"session {args.session_id} of user {owner[1]!r}" + (f" (tenant {owner[0]!r})" if owner[0] else "")
-          + f" — last {len(turns)} turn(s)")
+    print(escape(f"session {args.session_id} of user {owner[1]!r}" + (f" (tenant {owner[0]!r})" if owner[0] else "")
+                 + f" — last {len(turns)} turn(s)"))
     for turn in turns:
         _print_turn(turn)
     return 0
@@ -79,7 +102,7 @@ def _print_turn(turn: Turn) -> None:
         print("(no response yet)")
         return
     read = turn.read.data
-    print(f"read: {read.get('call')} query {read.get('query')!r}, route {read.get('route', {}).get('kind')}")
+    print(escape(f"read: {read.get('call')} query {read.get('query')!r}, route {read.get('route', {}).get('kind')}"))
     candidates = [[str(c.get("record_id")), f"{c.get('similarity', 0):.3f}", _weight(c.get("weight")),
                    f"{c.get('effective', 0):.3f}", "admitted" if c.get("admitted") else "rejected",
                    clip(", ".join(c.get("reasons", [])), 36), clip(c.get("content") or "", 36)]
@@ -117,7 +140,7 @@ def _health_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _health(args: argparse.Namespace) -> int:
-    with open_store_dir(args.store) as opened:
+    with open_store_dir(_store_file(args.store)) as opened:
         records = opened.store.all_records()
         report = health_report(records, opened.ledger.states(r["record_id"] for r in records), opened.audit.writes(),
                                opened.audit.reads(), rates=MemoryManager.default_rates(), now=datetime.now(timezone.utc))
@@ -134,7 +157,7 @@ def _health(args: argparse.Namespace) -> int:
 
 def _diff_arguments(parser: argparse.ArgumentParser) -> None:
     _store_argument(parser)
-    parser.add_argument("--session-id", action="append", required=True, dest="sessions",
+    parser.add_argument("--session-id", action="append", required=True, dest="sessions", metavar="SESSION_ID",
                         help="give it twice: the good session, then the bad one")
     parser.add_argument("--json", action="store_true", help="print the aligned logs and differences as JSON")
 
@@ -142,21 +165,23 @@ def _diff_arguments(parser: argparse.ArgumentParser) -> None:
 def _diff(args: argparse.Namespace) -> int:
     if len(args.sessions) != 2:
         raise ValueError("diff needs exactly two --session-id options")
-    with open_store_dir(args.store) as opened:
-        result = diff_sessions(opened.audit.writes(), opened.audit.reads(), *args.sessions)
+    with open_store_dir(_store_file(args.store)) as opened:
+        events, reads = opened.audit.writes(), opened.audit.reads()
+    _require_sessions(events, *args.sessions)
+    result = diff_sessions(events, reads, *args.sessions)
     if args.json:
         _print_json(result.to_dict())
         return 0
     a, b = args.sessions
     rows = [[str(i + 1), clip(_short(x), 44), clip(_short(y), 44)] for i, (x, y) in enumerate(result.writes)]
-    print(f"writes, side by side (A = {a}, B = {b}):")
+    print(escape(f"writes, side by side (A = {a}, B = {b}):"))
     print("\n".join(format_table(["#", f"A {a}", f"B {b}"], rows, "rll")))
     if not result.differences:
         print("\nno difference in writes, weights, verification or admissions")
         return 0
-    print(f"\nfirst difference: {result.first}")
+    print(f"\nfirst difference: {escape(result.first)}")
     for line in result.differences[1:]:
-        print(f"  then: {line}")
+        print(f"  then: {escape(line)}")
     return 0
 
 
@@ -181,7 +206,7 @@ def _erase(args: argparse.Namespace) -> int:
     if not args.yes:
         print("error: erase-user cannot be undone; add --yes to erase", file=sys.stderr)
         return 2
-    path = args.store / STORE_FILE if args.store.is_dir() else args.store
+    path = _store_file(args.store)
     with open_store_dir(path) as opened:  # read-only first: an unknown user must change nothing
         known = opened.store.records(args.user_id, tenant_id=args.tenant_id) or any(
             e.user_id == args.user_id and e.tenant_id == args.tenant_id for e in opened.audit.writes())
@@ -193,10 +218,10 @@ def _erase(args: argparse.Namespace) -> int:
         _print_json(receipt.to_dict())
         return 0
     rows = [[track, str(count)] for track, count in receipt.to_dict()["removed"].items()]
-    print(f"erased user {args.user_id!r}" + (f" (tenant {args.tenant_id!r})" if args.tenant_id else ""))
+    print(escape(f"erased user {args.user_id!r}" + (f" (tenant {args.tenant_id!r})" if args.tenant_id else "")))
     print("\n".join(format_table(["track", "removed"], rows)))
     for file in receipt.files_rewritten:
-        print(f"rewrote {file}")
+        print(f"rewrote {escape(file)}")
     traces = [p.name for p in (path.parent / "trace.json", path.parent / "trace.js") if p.exists()]
     if traces:
         print(f"note: {' and '.join(traces)} here were written by the demo, not the library's tracks; "
@@ -206,14 +231,14 @@ def _erase(args: argparse.Namespace) -> int:
 
 # name -> (help, example, add_arguments, run)
 COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
-    "inspect": ("the last turns of a session: writes, reads with every candidate's verdict, context diffs",
+    "inspect": ("Show the last turns of a session: writes, reads with every candidate's verdict, context diffs.",
                 "python -m v2_memory inspect --store v2_memory --session-id s-polluted --window 5",
                 _inspect_arguments, _inspect),
-    "health": ("the memory health dashboard: pollution rate, decay efficiency, leakage, ...",
+    "health": ("Show the memory health dashboard: pollution rate, decay efficiency, leakage and more.",
                "python -m v2_memory health --store v2_memory --json", _health_arguments, _health),
-    "diff": ("snapshot diff: two sessions' logs aligned, and where they first differ",
+    "diff": ("Line up two sessions' logs (a snapshot diff) and show where they first differ.",
              "python -m v2_memory diff --store v2_memory --session-id s-clean --session-id s-polluted",
              _diff_arguments, _diff),
-    "erase-user": ("erase a user from every track and file, with a receipt (cannot be undone)",
+    "erase-user": ("Erase a user from every track and file, with a receipt. This cannot be undone.",
                    "python -m v2_memory erase-user --store v2_memory guest --yes", _erase_arguments, _erase),
 }
