@@ -64,6 +64,7 @@ _FLIGHT_NOUN = r"(?i:\bflight\b)|航班号?"
 # (pattern, normal form of the match) — tried in this order; a later pattern never re-reads what an
 # earlier one matched. Every quantifier is bounded, so each start position costs a constant: a
 # long paste costs linear time, never quadratic.
+_OPERATOR = re.compile(r"[A-Za-z0-9)\]][=^][A-Za-z0-9(]|[∫∑√]")
 _Rule = tuple[re.Pattern[str], Callable[[re.Match[str]], str | None]]
 
 
@@ -101,23 +102,24 @@ _RULES: list[_Rule] = [
      _spaced_code),                                                                        # "ISO 9001", "MU 5101"
     (re.compile(r"(?<![A-Za-z0-9])(?P<id>[0-9][A-Z]|[A-Z][0-9]) ?(?P<n>\d{3,4})" + _NOT_DECIMAL + r"(?![A-Za-z])"),
      lambda m: (m.group("id") + m.group("n")).upper()),                                    # 3U8888, G5 1234
-    (re.compile(_EDGE_L + r"(?P<id>[vV]\d{1,4}(?:\.\d{1,4}){1,3}|\d{1,4}(?:\.\d{1,4}){2,3})(?![0-9.]*\d)"), _version),
+    (re.compile(_EDGE_L + r"(?P<id>[vV]\d{1,4}(?:\.\d{1,4}){1,3}|\d{1,4}(?:\.\d{1,4}){2,3})(?!\.?\d)"), _version),
     # a two-part version: after a version word, or a product name written with a capital; not a quantity
     (re.compile(r"(?:(?i:\b(?:version|ver\.?|release)\b)|版本号?|(?<![A-Za-z])[A-Za-z]{0,12}[A-Z][A-Za-z]{0,12})"
-                r"(?:\s{0,2}(?i:is|是|为|[:：]))?\s{0,2}(?P<id>\d{1,4}\.\d{1,4})(?![0-9.]*\d)" + _QUANTITY_AFTER),
+                r"(?:\s{0,2}(?i:is|是|为|[:：]))?\s{0,2}(?P<id>\d{1,4}\.\d{1,4})(?!\.?\d)" + _QUANTITY_AFTER),
      lambda m: None if _is_measure_or_word(_name_before(m)) else _version(m)),
-    (re.compile(r"(?<![0-9.])(?P<id>\d{1,4}\.\d{1,4})(?![0-9.]*\d)\s{0,2}(?:版本|版)"), _version),
+    (re.compile(r"(?<![0-9.])(?P<id>\d{1,4}\.\d{1,4})(?!\.?\d)\s{0,2}(?:版本|版)"), _version),
     # formulas: a run of formula characters holding an operator between two operands (f(x)=x^2)
-    # or starting with ∫ ∑ √; a "?" or "&" in front means a URL parameter, not a formula.
-    (re.compile(r"(?<![?&A-Za-z0-9_])(?P<id>(?=[^\s]{0,80}?(?:[A-Za-z0-9)\]][=^][A-Za-z0-9(]|[∫∑√]))"
-                r"[A-Za-z0-9_()\[\]{}.+\-*/=^∫∑√]{3,80})"), _upper),
+    # or a ∫ ∑ √; a "?" or "&" in front means a URL parameter, not a formula. The run is matched
+    # first and the operator looked for inside it: one pass over the text, not a look-ahead per char.
+    (re.compile(r"(?<![?&A-Za-z0-9_])(?P<id>[A-Za-z0-9_()\[\]{}.+\-*/=^∫∑√]{3,80})"),
+     lambda m: normalize_identifier(m.group("id")) if _OPERATOR.search(m.group("id")) else None),
 ]
 
 
 def _name_before(match: re.Match[str]) -> str:
     """The word a two-part version follows: "Python" in "Python 2.7", "version" in "version 2.17"."""
     name = match.group(0)[: match.start("id") - match.start()].strip()
-    return re.sub(r"(?i)\s*(?:is|是|为|[:：])$", "", name)
+    return re.sub(r"(?i)\s{0,3}(?:is|是|为|[:：])$", "", name)
 
 
 def _is_measure_or_word(name: str) -> bool:

@@ -42,14 +42,15 @@ _EN_WORDS = frozenset("""
 ok okay okey okie k yes yep yeah yea ya yup sure thanks thank thx ty tysm np lol lmao rofl cool nice great good fine
 alright right gotcha noted roger wow yay oh ah uh um hm mhm aha ooh kk
 """.split())
-_LAUGH = re.compile(r"(?:h[aeiou]){2,}h?|(?:[aeiou]h){2,}|(?:lo){1,}l|(?:he){2,}|x?d{1,3}|l+m+f?a+o+")
-_UNIT = re.compile(r"[^\W\d_\u4e00-\u9fff]+|[\u4e00-\u9fff]+|\d")  # a word, a run of CJK, or a digit
+_LAUGH = re.compile(r"(?:h[aeiou]){2,100}h?|(?:[aeiou]h){2,100}|(?:lo){1,100}l|(?:he){2,100}|x?d{1,3}"
+                    r"|l{1,9}m{1,9}f?a{1,9}o{1,9}")
+_UNIT = re.compile(r"[^\W\d_\u4e00-\u9fff]{1,200}|[\u4e00-\u9fff]{1,200}|\d")  # a word, a run of CJK, or a digit
 
 
 def _collapse(text: str) -> str:
     """Latin elongation undone: "okkk" → "ok", "got itt" → "got it"; both sides compare collapsed
     (so "good" is "god" on both)."""
-    return re.sub(r"([a-z])\1+", r"\1", text)
+    return re.sub(r"([a-z])\1{1,10000}", r"\1", text)
 
 
 _EN_COLLAPSED = frozenset(_collapse(word) for word in _EN_WORDS)
@@ -92,11 +93,14 @@ def is_filler(text: str) -> bool:
 
 # A line that is code beyond doubt: a statement keyword with code syntax, a call, an assignment,
 # or a line ending in ; { } — prose like "return it by Friday" or "for dinner: sushi" is not.
-_CODE_LINE = re.compile(
-    r"^\s*(?:def \w+\(|class \w+[:(]|import [\w.]+(?: as \w+)?\s*$|from [\w.]+ import |return\b.*[;)\]]\s*$|\s+return\b"
-    r"|#include\s*<|\$ \w)"
-    r"|[;{}]\s*$|^\s*[\w.]+\(.*\)\s*$|^\s*[\w.\[\]]+\s*(?:=|\+=|-=|==|=>)\s*\S"
+_CODE_LINE = re.compile(  # bounded like every detector: a line of 1 MB costs linear time
+    r"^\s{0,80}(?:def \w{1,80}\(|class \w{1,80}[:(]|import [\w.]{1,200}(?: as \w{1,80})?\s{0,80}$|from [\w.]{1,200} import "
+    r"|return\b.{0,2000}[;)\]]\s{0,80}$|\s{1,80}return\b|#include\s{0,8}<|\$ \w)"
+    r"|[;{}]\s{0,80}$|^\s{0,80}[\w.]{1,200}\(.{0,2000}\)\s{0,80}$|^\s{0,80}[\w.\[\]]{1,200}\s{0,8}(?:=|\+=|-=|==|=>)\s{0,8}\S"
 )
+
+
+_FENCE = re.compile(r"```.{0,100000}?```", re.S)  # a fenced code block (bounded, like every pattern here)
 
 
 def default_source(role: str) -> str:
@@ -130,7 +134,7 @@ def not_embedded_reason(text: str) -> str | None:
         return "filler"
     if not _has_letters(text):
         return "symbols_only"
-    prose = re.sub(r"```.*?```", " ", text, flags=re.S).strip()
+    prose = _FENCE.sub(" ", text).strip()
     if not prose or not _has_letters(prose):
         return "code_only"
     lines = [line for line in prose.splitlines() if line.strip()]
