@@ -5,7 +5,16 @@ import pytest
 
 from v2_memory import MemoryManager, Message
 from v2_memory.observe.audit import AuditEvent
-from v2_memory.observe.health import cross_domain_leakage, decay_efficiency, ended_sessions_holding_state
+from v2_memory.observe.health import (HealthMinimums, cross_domain_leakage, decay_efficiency, ended_sessions_holding_state,
+                                      health_report)
+
+
+def judged(memory):
+    """``memory.health()`` with every minimum sample off, so an eight-write history is judged
+    (``tests/test_health_honest.py`` checks what the minimums do)."""
+    records = memory.store.all_records()
+    return health_report(records, memory.ledger.states(r["record_id"] for r in records), memory.audit.writes(),
+                         memory.audit.reads(), rates=memory.policy.rates, now=memory.clock(), minimums=HealthMinimums.none())
 
 
 @pytest.fixture
@@ -35,14 +44,15 @@ def history(clock):
 
 
 def test_pollution_rate(history):
-    """2 of the 8 writes are model output: 25 % >= 15 % -> bad."""
-    metric = history.health()["pollution_rate"]
-    assert (metric.numerator, metric.denominator, metric.value, metric.status) == (2, 8, 0.25, "bad")
+    """2 of the 8 writes are model output, and neither polluted: the first is kept in quarantine
+    (unverified, never admitted), the second a user verified. 0 / 8 -> ok."""
+    metric = judged(history)["pollution_rate"]
+    assert (metric.numerator, metric.denominator, metric.value, metric.status) == (0, 8, 0.0, "ok")
 
 
 def test_unverified_low_confidence(history):
     """One model write (weight 0.01) was never verified: 1 / 8 = 12.5 %, between 5 and 15 % -> warn."""
-    metric = history.health()["unverified_low_confidence"]
+    metric = judged(history)["unverified_low_confidence"]
     assert (metric.numerator, metric.value, metric.status) == (1, 0.125, "warn")
 
 
@@ -61,7 +71,7 @@ def test_persona_writes_per_user_hour(history):
 def test_weight_distribution(history):
     """Seven stored records (the filler is not): six weigh 1.0, the unverified reply 0.01.
     Below 0.3: 1 / 7 = 14.3 % < 15 % -> bad. Above 0.9: 6 / 7 = 85.7 % > 80 % -> bad."""
-    health = history.health()
+    health = judged(history)
     low, high = health["decay_efficiency"], health["high_weight_share"]
     assert (low.numerator, low.denominator, round(low.value, 3), low.status) == (1, 7, 0.143, "bad")
     assert (high.numerator, round(high.value, 3), high.status) == (6, 0.857, "bad")

@@ -314,8 +314,10 @@ def test_scenes_show_each_pollution_without_and_with_governance(browser, demo_di
 
 # ---- Health and the recorded sessions ----
 def test_health_panel_shows_every_metric_with_its_rule_and_status(demo_dir, demo_dom):
-    """9 of the demo's 27 writes came from llm_response: 9 / 27 = 33.3 %, and 33.3 % >= 15 % is bad.
-    The overall status is the worst of the eight, so it is bad too."""
+    """Of the demo's 27 writes, 9 are model replies kept unverified and never admitted (quarantine,
+    not pollution) and 4 are model replies the polluted integration labelled user input (trusted:
+    pollution). 4 / 27 = 14.8 %, under 15 %: warn. The overall status is the worst of the nine:
+    bad (model_output_as_user_input, 4)."""
     health = read_trace(demo_dir)["health"]
     assert "hidden" not in demo_dom.by_id("health-section").attrs
     overall = demo_dom.by_id("health-status")
@@ -337,10 +339,10 @@ def test_health_panel_shows_every_metric_with_its_rule_and_status(demo_dir, demo
     # Both keys have their own panels, so neither is repeated as raw JSON under "Other keys".
     assert not {"health", "sessions"} & {n.text for n in demo_dom.by_id("extra").iter() if n.tag == "summary"}
     pollution = cards[0]
-    assert (pollution.attrs["data-name"], pollution.attrs["data-status"]) == ("pollution_rate", "bad")
+    assert (pollution.attrs["data-name"], pollution.attrs["data-status"]) == ("pollution_rate", "warn")
     assert "污染率" in pollution.text and "Pollution rate" in pollution.text
-    assert [n.text for n in pollution.by_class("metric-counts")] == ["9 / 27"]
-    assert pollution.by_class("status")[0].text == "✗ 异常 bad"
+    assert [n.text for n in pollution.by_class("metric-counts")] == ["4 / 27"]
+    assert pollution.by_class("status")[0].text == "! 警告 warn"
 
 
 def test_sessions_note_shows_the_first_difference_and_the_commands(demo_dir, demo_dom):

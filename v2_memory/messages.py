@@ -11,7 +11,8 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
-from .validation import require_text
+from .governance.sensitive import check_metadata
+from .validation import require_id, require_text
 
 __all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "SessionInfo",
            "TaskInfo", "as_utc", "DOMAINS", "SOURCES"]
@@ -45,10 +46,11 @@ class Message:
     def __post_init__(self) -> None:
         require_text("role", self.role)
         require_text("content", self.content)
-        require_text("user_id", self.user_id)
+        # Ids and metadata reach the store and every log as they are: no personal data in them.
+        require_id("user_id", self.user_id)
         for name in ("session_id", "task_id", "tenant_id"):
             if getattr(self, name) is not None:
-                require_text(name, getattr(self, name))
+                require_id(name, getattr(self, name))
         if self.domain is not None and self.domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS} or None, got {self.domain!r}")
         if self.source is not None and self.source not in SOURCES:
@@ -59,6 +61,7 @@ class Message:
             raise ValueError("a task-domain message needs a task_id")
         if not isinstance(self.metadata, Mapping):
             raise TypeError(f"metadata must be a mapping, got {type(self.metadata).__name__}")
+        check_metadata(self.metadata)
         # subtle: a read-only copy, so the caller's dict cannot change a message after the fact.
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
         if self.timestamp is not None:

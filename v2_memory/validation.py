@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["require_text", "require_scope", "check_top_k", "check_threshold"]
+# subtle: sensitive.py is a leaf (standard library only, no package imports), so the lowest
+# layer may use it without a cycle.
+from .governance.sensitive import check_not_personal
+
+__all__ = ["require_text", "require_id", "require_scope", "check_top_k", "check_threshold"]
 
 
 def require_text(name: str, value: object) -> str:
@@ -22,14 +26,26 @@ def require_text(name: str, value: object) -> str:
     return value
 
 
+def require_id(name: str, value: object) -> str:
+    """An id (user, tenant, session, task): non-blank text that holds no personal data.
+
+    Ids are written as they are to the store, the ledger and every log line, so a phone number or
+    an e-mail address used as a user id would sit raw on disk. It is refused with a ValueError
+    naming the field and the kind of data, never the value.
+    """
+    require_text(name, value)
+    check_not_personal(name, value)
+    return value  # type: ignore[return-value]
+
+
 def require_scope(user_id: object, tenant_id: object = None) -> tuple[str | None, str]:
     """The boundary of a read or write: ``(tenant_id, user_id)``.
 
     An empty or missing user id fails closed — it never means "all users".
     """
-    require_text("user_id", user_id)
+    require_id("user_id", user_id)
     if tenant_id is not None:
-        require_text("tenant_id", tenant_id)
+        require_id("tenant_id", tenant_id)
     return (tenant_id, user_id)  # type: ignore[return-value]
 
 

@@ -12,6 +12,7 @@ trusted, and the threshold on similarity is the only rule.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -19,7 +20,6 @@ from typing import Any, Callable
 from ..messages import Message, WriteResult
 from ..storage import VectorStore
 from ..text.analyzer import analyze
-from ..text.tokenizer import cosine_similarity
 from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
 from .decay import DecayRates
 from ..messages import Fact, MemoryState
@@ -184,19 +184,17 @@ class Governor:
         hits = self.store.search(query, user_id, pool, 1e-12, tenant_id=tenant_id)
         candidates = {hit.record["record_id"]: (hit.score, hit.record) for hit in hits}
         if self.policy.enabled:
-            for record_id in self.ledger.records_with(scope_key(user_id, tenant_id), identifiers):
+            named = [rid for rid in self.ledger.records_with(scope_key(user_id, tenant_id), identifiers) if rid not in candidates]
+            # One scan scores every named memory as the store's scorer does (one score() per memory
+            # rescanned the user's index each time: quadratic when thousands name the identifier).
+            scored = {hit.record["record_id"]: hit.score
+                      for hit in self.store.search(query, user_id, sys.maxsize, 1e-12, tenant_id=tenant_id)} if named else {}
+            for record_id in named:
                 record = self.store.get(record_id)
                 # subtle: ledger ids point into the store; check the owner, never trust the id alone.
-                if record_id not in candidates and record is not None and _owner(record) == scope:
-                    candidates[record_id] = (self._similarity(query, record), record)
+                if record is not None and _owner(record) == scope:
+                    candidates[record_id] = (scored.get(record_id, 0.0), record)
         return candidates
-
-    def _similarity(self, query: str, record: dict[str, Any]) -> float:
-        """An identifier match's score as the store's own scorer gives it (the article's cosine for
-        a store that cannot say)."""
-        scorer = getattr(self.store, "score", None)
-        score = scorer(query, record["record_id"], record["user_id"], tenant_id=record.get("tenant_id")) if scorer else None
-        return score if score is not None else cosine_similarity(query, record["content"])
 
     def _identifiers(self, candidates: dict[int, tuple[float, dict]]) -> dict[int, set[str]]:
         """Each candidate's identifiers: from the ledger, or read from the text when the ledger has

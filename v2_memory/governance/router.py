@@ -36,7 +36,7 @@ class Route:
         return {"kind": self.kind, "tracks": list(self.tracks), "reason": self.reason, "identifiers": list(self.identifiers)}
 
 
-_EXPLAIN = re.compile(r"解释|什么是|是什么|为什么|怎么用|如何|\bhow\b|\bwhat\s+is\b|\bwhat's\b|\bexplain\b|\bwhy\b", re.I)
+_EXPLAIN = re.compile(r"解释|什么是|是什么|为什么|怎么用|如何|\bhow\b|\bwhat\s{1,3}is\b|\bwhat's\b|\bexplain\b|\bwhy\b", re.I)
 _CONTINUE = re.compile(r"继续|下一步|接着|再生成|\bcontinue\b|\bnext\b|\bgo on\b|\bresume\b", re.I)
 
 

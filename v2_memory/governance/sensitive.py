@@ -1,12 +1,33 @@
 """Sensitive data found at write time: detect it, then redact, refuse, or isolate.
 
-Detectors (each validates, not just pattern-matches, where the data has a checksum):
+Detectors, in the order they claim text (each validates, not just pattern-matches, where the data
+has a checksum; a span claimed by one is not reused by the next):
 
-    cn_id       mainland resident ID: 17 digits + check digit (ISO 7064 MOD 11-2)
-    mobile      mainland mobile number: 1[3-9] + 9 digits
+    secret      a credential: something that authenticates or unlocks (see below)
     email       name@domain.tld
-    bank_card   13–19 digits that pass the Luhn check
-    secret      API keys and tokens (sk-…, AKIA…, ghp_…, xox…-…, Bearer …), "password: …", "密码：…"
+    cn_id       mainland resident ID: 17 digits + check digit (ISO 7064 MOD 11-2), spaces or dashes allowed
+    bank_card   13–19 digits that pass the Luhn check, spaces or dashes allowed ("4111 1111 1111 1111")
+    mobile      mainland mobile number: 1[3-9] + 9 digits, with +86 / 0086, spaces, dashes or dots
+    phone       any other international number written with its "+" country code (8–15 digits)
+
+Full-width characters (１３８００１３８０００, ＠, ：) are read as their ASCII twins first; the mapping is
+one character to one character, so positions in the original text stay exact.
+
+**What counts as a secret.** A value that authenticates or unlocks: passwords and passphrases,
+PINs, CVV/CVC, one-time and verification codes, codes and combinations for doors, gates, locks,
+alarms, safes, lockers and Wi-Fi; API keys, tokens and private keys. Two shapes are recognised:
+
+* a key format, whole: PEM private-key blocks, JWTs (``eyJ….….…``), Stripe ``sk_live_``/``sk_test_``/
+  ``rk_live_``, AWS access key ids (``AKIA…``), GitHub ``github_pat_``/``ghp_``…, Google ``AIza…``,
+  OpenAI ``sk-…``, Slack ``xox…``, ``Bearer …``;
+* a cue and its value: only the value is redacted (``password: [secret]``), of any length.
+  ``key: value`` / ``key=value`` always counts. In a sentence ("my password is sunshine", "the code for
+  the door is 8812") the value is a secret unless it is a function word or a state ("my password
+  is wrong / expired / the same"); PIN- and code-like cues need a digit. Chinese cues
+  (密码, 支付密码, 验证码, 门禁码 …) take an ASCII value after 是/为/：/改成 … or directly
+  ("支付密码666666"), so "密码忘了" and "密码是什么" are not secrets.
+
+Not secrets: promo, error, zip and area codes; "code" about software; a cue with no value.
 
 The raw value never leaves this module in a finding: a finding carries the kind, its position and
 a masked form (``138****8000``), so logs and write results can say what was found safely.
@@ -15,24 +36,34 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
-__all__ = ["SensitiveFinding", "find_sensitive", "redact", "SENSITIVE_POLICIES"]
+__all__ = ["SensitiveFinding", "find_sensitive", "redact", "SENSITIVE_POLICIES", "personal_data_kinds",
+           "check_not_personal", "check_metadata"]
 
 SENSITIVE_POLICIES = ("redact", "refuse", "isolate")
 
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _ID_CHECK = "10X98765432"
+# Full-width ASCII (U+FF01–FF5E) and the ideographic space, read as ASCII: one char for one char.
+_HALF_WIDTH = {0xFF01 + i: 0x21 + i for i in range(94)} | {0x3000: 0x20}
+
+
+def _digits(value: str) -> str:
+    return "".join(char for char in value if char.isdigit() or char in "Xx")
 
 
 def cn_id_valid(candidate: str) -> bool:
-    """The 18th character of a mainland ID is a checksum of the first 17.
+    """The 18th character of a mainland ID is a checksum of the first 17 (separators ignored).
 
-    >>> cn_id_valid("11010519491231002X")
-    True
+    >>> cn_id_valid("11010519491231002X"), cn_id_valid("110105 19491231 002X")
+    (True, True)
     >>> cn_id_valid("110105194912310021")
     False
     """
+    candidate = _digits(candidate)
+    if len(candidate) != 18 or not candidate[:17].isdigit():
+        return False
     total = sum(int(digit) * weight for digit, weight in zip(candidate[:17], _ID_WEIGHTS))
     return _ID_CHECK[total % 11] == candidate[17].upper()
 
@@ -40,14 +71,15 @@ def cn_id_valid(candidate: str) -> bool:
 def luhn_valid(digits: str) -> bool:
     """Bank cards end in a Luhn check digit: double every second digit from the right.
 
-    >>> luhn_valid("4111111111111111"), luhn_valid("4111111111111112")
+    >>> luhn_valid("4111111111111111"), luhn_valid("4111-1111-1111-1112")
     (True, False)
     """
+    digits = "".join(char for char in digits if char.isdigit())
     total = 0
     for position, char in enumerate(reversed(digits)):
         value = int(char) * (2 if position % 2 else 1)
         total += value - 9 if value > 9 else value
-    return total % 10 == 0
+    return len(digits) >= 13 and total % 10 == 0
 
 
 @dataclass(frozen=True)
@@ -65,26 +97,112 @@ def _mask(kind: str, value: str) -> str:
     """Enough to recognise a value, never enough to use it; secrets show nothing of themselves."""
     if kind == "secret":
         return f"[{len(value)} characters]"
+    if kind != "email":
+        value = "".join(char for char in value if char.isalnum())
     keep = 3 if len(value) > 8 else 1
     return value[:keep] + "*" * max(len(value) - 2 * keep, 3) + value[-keep:]
 
 
-# (kind, pattern, validator) — checked in this order; a span claimed by one kind is not reused.
-_DIGIT_EDGE_L, _DIGIT_EDGE_R = r"(?<![0-9A-Za-z])", r"(?![0-9A-Za-z])"
-_DETECTORS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
-    ("secret", re.compile(
-        r"\b(?:sk-[A-Za-z0-9_-]{16,200}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,200}|xox[abpr]-[A-Za-z0-9-]{10,200}"
-        r"|Bearer\s+[A-Za-z0-9._~+/-]{16,500}=*)"
-        r"|(?i:\b(?:api[_-]?key|access[_-]?token|secret|password|passwd|token)(?:\s+is\s+|\s*[:=]\s*)['\"]?[^\s'\"，。]{8,200})"
-        r"|(?:密码|口令|密钥|令牌)\s*(?:是|为|[:：])\s*[^\s，。]{6,200}"
-    ), lambda value: True),
+# -- credentials ------------------------------------------------------------------------------------
+# Every quantifier is bounded, so each start position costs at most a constant: linear in the text.
+_KEY_FORMATS = re.compile(
+    r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:[A-Za-z-]{1,40}: [^\n]{0,200}\n){0,4}[A-Za-z0-9+/=\s]{0,20000}"
+    r"(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----)?"
+    r"|\beyJ[A-Za-z0-9_-]{4,2000}\.[A-Za-z0-9_-]{4,8000}\.[A-Za-z0-9_-]{0,2000}"           # JWT
+    r"|\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{8,200}|\bwhsec_[A-Za-z0-9]{16,200}"          # Stripe
+    r"|\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b"             # AWS key id
+    r"|\bgithub_pat_[A-Za-z0-9_]{20,255}|\bgh[pousr]_[A-Za-z0-9]{20,255}"                 # GitHub
+    r"|\bAIza[0-9A-Za-z_-]{30,40}|\bsk-[A-Za-z0-9_-]{16,200}|\bxox[abprs]-[A-Za-z0-9-]{10,200}"
+    r"|\bBearer\s{1,3}[A-Za-z0-9._~+/-]{16,500}={0,3}"
+)
+_KEY_CUE = (r"api[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|secret[_ -]?key|client[_ -]?secret"
+            r"|aws[_ ]?secret[_ ]?access[_ ]?key|private[_ ]?key|secret|token|password|passwd|passphrase|passcode|pwd|pw|pin")
+_SECRET_CUE = (
+    r"password|passwd|passphrase|passcode|pass code|pin(?: code| number)?|cvv2?|cvc|security code|verification code"
+    r"|one[- ]time (?:code|password)|otp|2fa code"
+    r"|(?:door|gate|lock|alarm|safe|garage|locker|building|entry|access|wi-?fi|router) (?:code|pin|password|combination)"
+    r"|(?:code|combination|password|pin) (?:for|to|of) (?:the |my |our )?(?:front |back |main |garage |building )?"
+    r"(?:door|gate|lock|alarm|safe|garage|locker|building|wi-?fi|house|apartment|flat|room|phone|laptop|account)"
+)
+_CONNECTOR = r"(?:\s{1,3}(?:is|was|are|=|:|now|still|currently|has been|set to|changed to|updated to|to|will be|becomes?)){0,3}"
+_ZH_CUE = r"密码|口令|密钥|令牌|验证码|校验码|动态码|安全码|取件码|开门码|门禁码|(?i:pin)码"
+_ZH_CONNECTOR = r"(?:\s{0,3}(?:是|为|:|=|改成了?|改为|换成了?|设成了?|设置为|设为|变成了?|现在是|还是|就是)){0,2}"
+_CUED = [
+    # key: value / key=value — always a secret, whatever the value looks like
+    ("assigned", re.compile(r"(?i:\b(?:" + _KEY_CUE + r")\b)\s{0,3}[:=]\s{0,3}['\"]?(?P<v>[^\s'\"]{1,200})")),
+    # "my PIN is now 4321", "the code for the door is 8812"
+    ("phrase", re.compile(r"(?i:\b(?:" + _SECRET_CUE + r")\b)(?P<c>" + _CONNECTOR + r")\s{1,3}['\"]?(?P<v>[^\s'\"]{1,200})")),
+    # 支付密码666666, 密码是 Abc#123, 验证码：123456
+    ("zh", re.compile(r"(?:" + _ZH_CUE + r")" + _ZH_CONNECTOR + r"\s{0,3}['\"]?(?P<v>[!-~]{1,200})")),
+]
+_TRAILING = ".,;:!?)]}>'\""
+_NUMERIC_CUE = re.compile(r"(?i)pin|cvv|cvc|code|otp|combination")
+
+
+# What a sentence says *about* a password rather than *as* one: a function word or a state.
+_NOT_A_VALUE = frozenset(
+    "a an the my your our his her their this that it its not no too very so also still just same different "
+    "wrong right correct incorrect invalid weak strong short long safe secure unsafe fine ok okay good bad new old "
+    "easy hard simple complex reset set required needed missing there here what how where which why".split())
+
+
+def _credential_shaped(value: str) -> bool:
+    """A digit, a symbol, or mixed case: "hunter2", "Abc#123", "Sunshine"."""
+    return (any(c.isdigit() for c in value) or any(not c.isalnum() for c in value)
+            or (any(c.isupper() for c in value) and any(c.islower() for c in value)))
+
+
+def _looks_like_credential(value: str) -> bool:
+    """A word that is not a function word or a state: "hunter2", "Abc#123", "sunshine" — not
+    "wrong", "expired", "the" (a lower-case word ending in -ed/-ing/-ly is a state too)."""
+    word = value.lower()
+    if not value.isascii():  # "my password is 你猜": words about it, in another script
+        return False
+    if _credential_shaped(value) or not value.islower():
+        return True
+    return word not in _NOT_A_VALUE and not word.endswith(("ed", "ing", "ly"))
+
+
+def _cued_secrets(view: str) -> list[tuple[int, int]]:
+    """Spans of the values that follow a credential cue (see the module docstring for the rules)."""
+    spans = []
+    for shape, pattern in _CUED:
+        for match in pattern.finditer(view):
+            start, end = match.span("v")
+            while end > start and view[end - 1] in _TRAILING:  # "my PIN is 4321." — the dot is prose
+                end -= 1
+            value = view[start:end]
+            if not value or (shape == "phrase" and not _phrase_value_ok(match, value)):
+                continue
+            spans.append((start, end))
+    return spans
+
+
+def _phrase_value_ok(match: re.Match[str], value: str) -> bool:
+    """A PIN or code is numeric: a digit after "is"/"now"..., three digits straight after the cue
+    ("PIN 4321", not "pin 3 photos"). A password is anything that looks like a credential."""
+    cue = match.group(0)[: match.start("c") - match.start()]
+    if _NUMERIC_CUE.search(cue) and not re.search(r"(?i)pass", cue):
+        return any(c.isdigit() for c in value) if match.group("c") else value.isdigit() and len(value) >= 3
+    # With no "is"/"now" between ("I forgot my password again"), only a credential-shaped value counts.
+    return _looks_like_credential(value) if match.group("c") else _credential_shaped(value)
+
+
+# -- personal data --------------------------------------------------------------------------------
+_EDGE_L, _EDGE_R = r"(?<![0-9A-Za-z])", r"(?![0-9A-Za-z])"
+_PATTERNS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
     # Bounded parts keep a long paste linear: local part <= 64, each label <= 63 (as in the RFCs).
     ("email", re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}"),
      lambda value: True),
-    ("cn_id", re.compile(_DIGIT_EDGE_L + r"\d{17}[\dXx]" + _DIGIT_EDGE_R), cn_id_valid),
-    ("bank_card", re.compile(_DIGIT_EDGE_L + r"\d{13,19}" + _DIGIT_EDGE_R), luhn_valid),
-    # 13800138000, 138 0013 8000, 138-0013-8000, +86 138 0013 8000
-    ("mobile", re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4}(?!\d)"), lambda value: True),
+    ("cn_id", re.compile(_EDGE_L + r"\d(?:[ -]?\d){16}[ -]?[\dXx]" + _EDGE_R), cn_id_valid),
+    # before cards: "+86 137…" holds 13 digits that may pass Luhn
+    # 13800138000, 138 0013 8000, 138-0013-8000, 138.0013.8000, +86 138 0013 8000, (+86)13800138000
+    ("mobile", re.compile(r"(?<![0-9A-Za-z.+])(?:(?:\+|00)86[ .-]?|\(\+?86\)[ .-]?)?1[3-9]\d(?:[ .-]?\d{4}){2}(?![0-9])"),
+     lambda value: True),
+    ("bank_card", re.compile(_EDGE_L + r"\d(?:[ -]?\d){12,18}" + _EDGE_R), luhn_valid),
+    # +1 415 555 2671, +44 20 7946 0958, +49-30-1234567
+    ("phone", re.compile(r"(?<![0-9A-Za-z+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){2,5}(?![0-9])"),
+     lambda value: 8 <= sum(c.isdigit() for c in value) <= 15),
 ]
 
 
@@ -93,16 +211,28 @@ def find_sensitive(text: str) -> list[SensitiveFinding]:
 
     >>> [f.kind for f in find_sensitive("call 13800138000 or mail a@b.cn")]
     ['mobile', 'email']
+    >>> [f.kind for f in find_sensitive("card 4111 1111 1111 1111, my PIN is now 4321, 支付密码666666")]
+    ['bank_card', 'secret', 'secret']
+    >>> find_sensitive("the zip code is 100080; my password is wrong; 密码忘了")
+    []
     """
+    view = text.translate(_HALF_WIDTH)
+    claimed = bytearray(len(view))  # 1 where a finding already sits: overlap checks cost the span, not the findings
     findings: list[SensitiveFinding] = []
-    taken: list[tuple[int, int]] = []
-    for kind, pattern, valid in _DETECTORS:
-        for match in pattern.finditer(text):
-            span = match.span()
-            if any(span[0] < end and start < span[1] for start, end in taken) or not valid(match.group()):
-                continue
-            taken.append(span)
-            findings.append(SensitiveFinding(kind, span[0], span[1], _mask(kind, match.group())))
+
+    def claim(kind: str, start: int, end: int) -> None:
+        if end > start and not any(claimed[start:end]):
+            claimed[start:end] = b"\x01" * (end - start)
+            findings.append(SensitiveFinding(kind, start, end, _mask(kind, view[start:end])))
+
+    for match in _KEY_FORMATS.finditer(view):
+        claim("secret", *match.span())
+    for start, end in _cued_secrets(view):
+        claim("secret", start, end)
+    for kind, pattern, valid in _PATTERNS:
+        for match in pattern.finditer(view):
+            if valid(match.group()):
+                claim(kind, *match.span())
     return sorted(findings, key=lambda finding: finding.start)
 
 
@@ -112,6 +242,63 @@ def redact(text: str, findings: list[SensitiveFinding]) -> str:
     >>> redact("mail a@b.cn now", find_sensitive("mail a@b.cn now"))
     'mail [email] now'
     """
-    for finding in sorted(findings, key=lambda f: f.start, reverse=True):
-        text = text[: finding.start] + f"[{finding.kind}]" + text[finding.end :]
-    return text
+    parts, last = [], 0
+    for finding in sorted(findings, key=lambda f: f.start):  # one pass: linear in the text
+        parts += [text[last: finding.start], f"[{finding.kind}]"]
+        last = finding.end
+    return "".join(parts) + text[last:]
+
+
+# -- personal data where an id belongs ------------------------------------------------------------
+
+
+def personal_data_kinds(value: Any) -> tuple[str, ...]:
+    """The kinds of personal data anywhere in ``value`` (a string, or a JSON-like mapping / list
+    walked to every key and string inside), without repeats; ``()`` when there is none.
+
+    >>> personal_data_kinds("alice"), personal_data_kinds({"phone": "138 0013 8000"})
+    ((), ('mobile',))
+    """
+    kinds: dict[str, None] = {}
+    stack = [value]
+    while stack:  # iterative: a deeply nested value cannot overflow the call stack
+        item = stack.pop()
+        if isinstance(item, str):
+            kinds.update((f.kind, None) for f in find_sensitive(item))
+        elif isinstance(item, dict) or hasattr(item, "items"):
+            for key, inner in item.items():
+                stack += [key, inner]
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(item)
+    return tuple(kinds)
+
+
+def check_not_personal(name: str, value: Any, hint: str = "use an opaque id, e.g. a hash of it") -> None:
+    """Refuse personal data where an identifier or a label belongs (user id, session id, metadata).
+
+    Such fields are written to the store, the ledger and every log line as they are, so they must
+    be opaque. The error names the field and the kind of data, never the value.
+
+    >>> check_not_personal("user_id", "13800138000")
+    Traceback (most recent call last):
+    ...
+    ValueError: user_id holds personal data (mobile); use an opaque id, e.g. a hash of it
+    """
+    kinds = personal_data_kinds(value)
+    if kinds:
+        raise ValueError(f"{name} holds personal data ({', '.join(kinds)}); {hint}")
+
+
+def check_metadata(metadata: Any) -> None:
+    """Refuse personal data in a message's metadata, naming the key (or "a metadata key") only.
+
+    >>> check_metadata({"phone": "138 0013 8000"})
+    Traceback (most recent call last):
+    ...
+    ValueError: metadata['phone'] holds personal data (mobile); put it in the content, where it is redacted
+    """
+    hint = "put it in the content, where it is redacted"
+    for key, value in metadata.items():
+        if personal_data_kinds(key):
+            check_not_personal("a metadata key", key, hint)
+        check_not_personal(f"metadata[{key!r}]", value, hint)

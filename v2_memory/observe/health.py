@@ -1,8 +1,11 @@
 """Memory health: the troubleshooting manual's dashboard, computed from the store, ledger and logs.
 
-Each metric has a value, the counts behind it, and a status decided by a stated rule:
+Each metric has a value, the counts behind it, the record ids behind it (``record_ids``: the writes
+that make the figure, so a reader can open them with ``inspect``), and a status decided by a stated
+rule:
 
-    pollution_rate               writes from llm_response / all writes          ok < 5 %, warn < 15 %, else bad
+    pollution_rate               model output that was trusted or admitted      ok < 5 %, warn < 15 %, else bad
+                                 / all writes (see below)
     decay_efficiency             records with weight < 0.3 / records            ok 30–50 %, warn 15–70 %, else bad
     cross_domain_leakage         persona reads that admitted session memory     ok 0, else bad
     unverified_low_confidence    model writes with weight < 0.6, never verified  ok < 5 %, warn < 15 %, else bad
@@ -18,24 +21,34 @@ Each metric has a value, the counts behind it, and a status decided by a stated 
                                  input, a knowledge base or a tool (an
                                  integration trusting the model's words)
 
-A metric with nothing to count (no writes yet) has status ``n/a``. Weights are read at ``now``:
-base × usage × conflict from the ledger, times time decay by domain (task completion taken from
-the logs' task events).
+**Pollution is model output that reached trust or a prompt**, not model output that was written:
+a reply kept in quarantine (unverified, never admitted) is governance working. A model write
+counts when it was trusted at write time (stored verified: governance off, or a model role
+labelled as user input, a knowledge base or a tool) or when a read admitted it before a user
+verified it. Model output a user verified is the user's knowledge from then on.
+
+**Health does not cry wolf.** A share over a handful of writes says nothing: one write of three
+is 33 %. So a share needs a minimum sample (``HealthMinimums``: 20 writes; 20 records written over
+at least 24 hours for the weight metrics, which need time to decay) and reads ``n/a`` below it,
+with ``note`` saying what it needs and what it has. A metric with nothing to examine (no writes,
+no persona reads, no ended session) is ``n/a`` too. A leak is a leak however small the store:
+the zero-target counts are ``bad`` from the first event. Weights are read at ``now``: base ×
+usage × conflict from the ledger, times time decay by domain (task completion from the logs).
 """
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .audit import AuditEvent
 from ..governance.decay import DecayRates, time_decay
 from ..governance.governor import default_state
 from ..messages import MemoryState
 
-__all__ = ["Metric", "HealthReport", "health_report"]
+__all__ = ["Metric", "HealthReport", "HealthMinimums", "health_report"]
 
 _NEGATION = re.compile(r"不要|别|不吃|不用|不喜欢|取消|从不|don'?t|do not|never|\bnot\b|\bno\b", re.I)
 
@@ -49,6 +62,9 @@ class Metric:
     rule: str
     numerator: int = 0
     denominator: int | None = None
+    record_ids: tuple[int, ...] = ()  # the writes behind the figure
+    minimum: int | None = None  # the sample this metric needs before it may judge
+    note: str = ""  # why it reads n/a, in words
 
     def shown(self) -> str:
         if self.value is None:
@@ -57,7 +73,8 @@ class Metric:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "value": self.value, "unit": self.unit, "status": self.status, "rule": self.rule,
-                "numerator": self.numerator, "denominator": self.denominator, "shown": self.shown()}
+                "numerator": self.numerator, "denominator": self.denominator, "shown": self.shown(),
+                "record_ids": list(self.record_ids), "minimum": self.minimum, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -77,102 +94,174 @@ class HealthReport:
         return {"status": self.status, "metrics": [m.to_dict() for m in self.metrics]}
 
 
-def _share(name: str, hits: int, total: int, ok_below: float, warn_below: float, rule: str) -> Metric:
+@dataclass(frozen=True)
+class HealthMinimums:
+    """The smallest sample each kind of metric judges; ``HealthMinimums.none()`` judges anything."""
+
+    writes: int = 20  # for shares of writes
+    records: int = 20  # for shares of records by weight
+    span: timedelta = timedelta(hours=24)  # the records' history, oldest to now: decay needs time
+
+    @classmethod
+    def none(cls) -> HealthMinimums:
+        return cls(0, 0, timedelta(0))
+
+
+def _ids(events: Iterable[AuditEvent]) -> tuple[int, ...]:
+    return tuple(sorted({e.data["record_id"] for e in events if isinstance(e.data.get("record_id"), int)}))
+
+
+def _share(name: str, hits: Sequence[AuditEvent], total: int, ok_below: float, warn_below: float, rule: str,
+           minimum: int = 0) -> Metric:
     if total == 0:
-        return Metric(name, None, "%", "n/a", rule, hits, total)
-    value = hits / total
+        return Metric(name, None, "%", "n/a", rule, 0, 0, minimum=minimum, note="no writes yet")
+    value = len(hits) / total
     status = "ok" if value < ok_below else "warn" if value < warn_below else "bad"
-    return Metric(name, value, "%", status, rule, hits, total)
+    metric = Metric(name, value, "%", status, rule, len(hits), total, _ids(hits), minimum)
+    return _too_small(metric, total, minimum, "writes")
 
 
-def _zero(name: str, count: int, rule: str) -> Metric:
-    return Metric(name, float(count), "count", "ok" if count == 0 else "bad", rule, count)
+def _too_small(metric: Metric, has: int, minimum: int, what: str) -> Metric:
+    """Below its minimum sample a share is shown, but judges nothing: ``n/a``, saying what it needs."""
+    if has >= minimum:
+        return metric
+    return replace(metric, status="n/a", note=f"needs at least {minimum} {what}, has {has}")
+
+
+def _zero(name: str, count: int, ids: Iterable[int], rule: str, examined: int, nothing: str) -> Metric:
+    """A count whose target is 0: bad from the first event; n/a when there was nothing to examine."""
+    ids = tuple(sorted({i for i in ids if isinstance(i, int)}))
+    if examined == 0:
+        return Metric(name, 0.0, "count", "n/a", rule, 0, record_ids=ids, note=nothing)
+    return Metric(name, float(count), "count", "ok" if count == 0 else "bad", rule, count, record_ids=ids)
 
 
 # -- the metrics, one function each ---------------------------------------------------------------
 
-
-def pollution_rate(writes: Sequence[AuditEvent]) -> Metric:
-    model = sum(1 for e in writes if e.data.get("source") == "llm_response")
-    return _share("pollution_rate", model, len(writes), 0.05, 0.15, "ok < 5 %, warn < 15 %, bad >= 15 % of writes from llm_response")
+_MODEL_ROLES = {"assistant", "ai", "model"}
 
 
-def unverified_low_confidence(writes: Sequence[AuditEvent], verified_ids: set[int]) -> Metric:
-    weak = sum(1 for e in writes if e.data.get("source") == "llm_response" and (e.data.get("weight") or 0) < 0.6
-               and e.data.get("record_id") not in verified_ids)
+def _is_model_output(event: AuditEvent) -> bool:
+    return event.data.get("source") == "llm_response" or str(event.data.get("role", "")).lower() in _MODEL_ROLES
+
+
+def _admitted_unverified(reads: Sequence[AuditEvent], verified_at: dict[int, str]) -> set[int]:
+    """Record ids of model output some read admitted before a user verified it (or never verified)."""
+    found = set()
+    for read in reads:
+        for c in read.data.get("candidates", []):
+            rid = c.get("record_id")
+            if c.get("admitted") and c.get("source") == "llm_response" and (rid not in verified_at or read.time < verified_at[rid]):
+                found.add(rid)
+    return found
+
+
+def pollution_rate(writes: Sequence[AuditEvent], reads: Sequence[AuditEvent] = (), verified_at: dict[int, str] | None = None,
+                   *, minimum: int = 0) -> Metric:
+    """Model output that was trusted at write, or admitted while unverified, over all writes."""
+    admitted = _admitted_unverified(reads, verified_at or {})
+    polluting = [e for e in writes if _is_model_output(e) and (e.data.get("verified") or e.data.get("record_id") in admitted)]
+    return _share("pollution_rate", polluting, len(writes), 0.05, 0.15,
+                  "ok < 5 %, warn < 15 %, bad >= 15 % of writes: model output trusted at write or admitted unverified",
+                  minimum)
+
+
+def unverified_low_confidence(writes: Sequence[AuditEvent], verified_ids: set[int], *, minimum: int = 0) -> Metric:
+    weak = [e for e in writes if e.data.get("source") == "llm_response" and (e.data.get("weight") or 0) < 0.6
+            and e.data.get("record_id") not in verified_ids]
     return _share("unverified_low_confidence", weak, len(writes), 0.05, 0.15,
-                  "ok < 5 %, warn < 15 %, bad >= 15 % of writes: model output with weight < 0.6, never verified")
+                  "ok < 5 %, warn < 15 %, bad >= 15 % of writes: model output with weight < 0.6, never verified", minimum)
 
 
-def decay_efficiency(weights: Sequence[float]) -> Metric:
-    rule = "ok 30–50 %, warn 15–70 %, bad otherwise: records with weight < 0.3"
-    if not weights:
-        return Metric("decay_efficiency", None, "%", "n/a", rule, 0, 0)
-    low = sum(1 for w in weights if w < 0.3)
-    value = low / len(weights)
-    status = "ok" if 0.30 <= value <= 0.50 else "warn" if 0.15 <= value <= 0.70 else "bad"
-    return Metric("decay_efficiency", value, "%", status, rule, low, len(weights))
+Weighed = Sequence[float] | Sequence[tuple[int, float]]
 
 
-def high_weight_share(weights: Sequence[float]) -> Metric:
-    rule = "ok <= 80 %, bad above: records with weight > 0.9 (above 80 % decay is not working)"
-    if not weights:
-        return Metric("high_weight_share", None, "%", "n/a", rule, 0, 0)
-    high = sum(1 for w in weights if w > 0.9)
-    value = high / len(weights)
-    return Metric("high_weight_share", value, "%", "ok" if value <= 0.8 else "bad", rule, high, len(weights))
+def _pairs(weights: Weighed) -> list[tuple[int | None, float]]:
+    """(record_id, weight) pairs; bare weights (as a test may pass them) have no id."""
+    return [w if isinstance(w, tuple) else (None, w) for w in weights]
+
+
+def _weight_share(name: str, weights: Weighed, picked: Callable[[float], bool], rule: str, minimum: int,
+                  span_ok: bool, judge: Callable[[float], str]) -> Metric:
+    pairs = _pairs(weights)
+    if not pairs:
+        return Metric(name, None, "%", "n/a", rule, 0, 0, minimum=minimum, note="no records yet")
+    ids = tuple(rid for rid, w in pairs if picked(w) and rid is not None)
+    hits = sum(1 for _, w in pairs if picked(w))
+    metric = Metric(name, hits / len(pairs), "%", judge(hits / len(pairs)), rule, hits, len(pairs), ids, minimum)
+    metric = _too_small(metric, len(pairs), minimum, "records")
+    return metric if span_ok or metric.status == "n/a" else replace(
+        metric, status="n/a", note="needs records written over at least 24 hours: weights need time to decay")
+
+
+def decay_efficiency(weights: Weighed, *, minimum: int = 0, span_ok: bool = True) -> Metric:
+    return _weight_share("decay_efficiency", weights, lambda w: w < 0.3,
+                         "ok 30–50 %, warn 15–70 %, bad otherwise: records with weight < 0.3", minimum, span_ok,
+                         lambda v: "ok" if 0.30 <= v <= 0.50 else "warn" if 0.15 <= v <= 0.70 else "bad")
+
+
+def high_weight_share(weights: Weighed, *, minimum: int = 0, span_ok: bool = True) -> Metric:
+    return _weight_share("high_weight_share", weights, lambda w: w > 0.9,
+                         "ok <= 80 %, bad above: records with weight > 0.9 (above 80 % decay is not working)",
+                         minimum, span_ok, lambda v: "ok" if v <= 0.8 else "bad")
 
 
 def cross_domain_leakage(reads: Sequence[AuditEvent]) -> Metric:
-    leaks = sum(1 for e in reads if e.data.get("domain") == "persona"
-                and any(c.get("admitted") and c.get("domain") == "session" for c in e.data.get("candidates", [])))
-    return _zero("cross_domain_leakage", leaks, "ok 0: persona reads that admitted session memory")
+    persona = [e for e in reads if e.data.get("domain") == "persona"]
+    leaked = [[c.get("record_id") for c in e.data.get("candidates", []) if c.get("admitted") and c.get("domain") == "session"]
+              for e in persona]
+    return _zero("cross_domain_leakage", sum(1 for ids in leaked if ids), [i for ids in leaked for i in ids],
+                 "ok 0: persona reads that admitted session memory", len(persona), "no persona reads yet")
 
 
 def negated_stored_positive(writes: Sequence[AuditEvent]) -> Metric:
-    flips = sum(1 for e in writes if e.data.get("source") == "user_input" and e.data.get("fact")
-                and e.data["fact"].get("polarity", 0) > 0 and _NEGATION.search(e.data.get("content") or ""))
-    return _zero("negated_stored_positive", flips, "ok 0: user inputs with a negation stored as a positive fact")
+    facts = [e for e in writes if e.data.get("source") == "user_input" and e.data.get("fact")]
+    flips = [e for e in facts if e.data["fact"].get("polarity", 0) > 0 and _NEGATION.search(e.data.get("content") or "")]
+    return _zero("negated_stored_positive", len(flips), _ids(flips),
+                 "ok 0: user inputs with a negation stored as a positive fact", len(facts), "no persona facts yet")
 
 
 def persona_writes_per_user_hour(writes: Sequence[AuditEvent]) -> Metric:
-    times: dict[tuple[Any, Any], list[datetime]] = defaultdict(list)
+    times: dict[tuple[Any, Any], list[tuple[datetime, Any]]] = defaultdict(list)
     for e in writes:
         if e.data.get("fact"):
-            times[(e.tenant_id, e.user_id)].append(datetime.fromisoformat(e.time))
-    worst = 0
+            times[(e.tenant_id, e.user_id)].append((datetime.fromisoformat(e.time), e.data.get("record_id")))
+    worst: list[Any] = []
     for moments in times.values():
-        moments.sort()
+        moments.sort(key=lambda pair: pair[0])
         start = 0
-        for end, moment in enumerate(moments):  # sliding 60-minute window
-            while moment - moments[start] >= timedelta(hours=1):
+        for end, (moment, _) in enumerate(moments):  # sliding 60-minute window
+            while moment - moments[start][0] >= timedelta(hours=1):
                 start += 1
-            worst = max(worst, end - start + 1)
-    status = "ok" if worst <= 3 else "bad"
-    return Metric("persona_writes_per_user_hour", float(worst), "count", status,
-                  "ok <= 3, bad above: most persona facts one user wrote within 60 minutes", worst)
-
-
-_MODEL_ROLES = {"assistant", "ai", "model"}
+            if end - start + 1 > len(worst):
+                worst = [rid for _, rid in moments[start:end + 1]]
+    rule = "ok <= 3, bad above: most persona facts one user wrote within 60 minutes"
+    ids = tuple(sorted(i for i in worst if isinstance(i, int)))
+    if not times:
+        return Metric("persona_writes_per_user_hour", 0.0, "count", "n/a", rule, 0, note="no persona facts yet")
+    return Metric("persona_writes_per_user_hour", float(len(worst)), "count", "ok" if len(worst) <= 3 else "bad", rule,
+                  len(worst), record_ids=ids)
 
 
 def model_output_as_user_input(writes: Sequence[AuditEvent]) -> Metric:
     """The write-side bug pollution_rate cannot see: model output labelled as trusted input."""
-    mislabelled = sum(1 for e in writes if str(e.data.get("role", "")).lower() in _MODEL_ROLES
-                      and e.data.get("source") != "llm_response")
-    return _zero("model_output_as_user_input", mislabelled,
-                 "ok 0: writes by an assistant role stored as user input, knowledge base or tool")
+    mislabelled = [e for e in writes if str(e.data.get("role", "")).lower() in _MODEL_ROLES
+                   and e.data.get("source") != "llm_response"]
+    return _zero("model_output_as_user_input", len(mislabelled), _ids(mislabelled),
+                 "ok 0: writes by an assistant role stored as user input, knowledge base or tool", len(writes), "no writes yet")
 
 
 def ended_sessions_holding_state(writes: Sequence[AuditEvent], reads: Sequence[AuditEvent]) -> Metric:
     ended = {(e.tenant_id, e.user_id, e.session_id): e.time for e in writes if e.kind == "end_session"}
-    holding = set()
+    holding, ids = set(), set()
     for read in reads:
         for c in read.data.get("candidates", []):
             key = (read.tenant_id, read.user_id, c.get("session_id"))
             if c.get("admitted") and c.get("domain") == "session" and key in ended and read.time > ended[key]:
                 holding.add(key)
-    return _zero("ended_sessions_holding_state", len(holding), "ok 0: sessions whose memory was admitted after they ended")
+                ids.add(c.get("record_id"))
+    return _zero("ended_sessions_holding_state", len(holding), ids,
+                 "ok 0: sessions whose memory was admitted after they ended", len(ended), "no ended sessions yet")
 
 
 # -- the report ------------------------------------------------------------------------------------
@@ -181,6 +270,12 @@ def ended_sessions_holding_state(writes: Sequence[AuditEvent], reads: Sequence[A
 def current_weights(records: Iterable[dict[str, Any]], states: dict[int, MemoryState], writes: Sequence[AuditEvent],
                     rates: DecayRates, now: datetime) -> list[float]:
     """Each record's weight at ``now``: ledger factors × time decay (task completion from the logs)."""
+    return [weight for _, weight in weighed_records(records, states, writes, rates, now)]
+
+
+def weighed_records(records: Iterable[dict[str, Any]], states: dict[int, MemoryState], writes: Sequence[AuditEvent],
+                    rates: DecayRates, now: datetime) -> list[tuple[int, float]]:
+    """(record_id, weight at ``now``) for each record."""
     completion: dict[tuple[Any, Any, Any], float] = {}
     for e in writes:
         if e.kind in ("task_progress", "finish_task"):
@@ -190,24 +285,31 @@ def current_weights(records: Iterable[dict[str, Any]], states: dict[int, MemoryS
         state = states.get(record["record_id"]) or default_state(record, rates)
         written = datetime.fromisoformat(record["created_at"]) if "created_at" in record else now
         done = completion.get((record.get("tenant_id"), record["user_id"], record.get("task_id")), 0.0)
-        weights.append(state.weight * time_decay(rates, record.get("domain"), written, now, done))
+        weights.append((record["record_id"], state.weight * time_decay(rates, record.get("domain"), written, now, done)))
     return weights
 
 
+def _history_span(records: Sequence[dict[str, Any]], now: datetime) -> timedelta:
+    written = [datetime.fromisoformat(r["created_at"]) for r in records if "created_at" in r]
+    return now - min(written) if written else timedelta(0)
+
+
 def health_report(records: list[dict[str, Any]], states: dict[int, MemoryState], events: Sequence[AuditEvent],
-                  reads: Sequence[AuditEvent], *, rates: DecayRates, now: datetime) -> HealthReport:
+                  reads: Sequence[AuditEvent], *, rates: DecayRates, now: datetime,
+                  minimums: HealthMinimums = HealthMinimums()) -> HealthReport:
     """The dashboard for one store: ``events`` is the write log (writes and lifecycle events)."""
     writes = [e for e in events if e.kind == "write"]
-    verified = {e.data.get("record_id") for e in events if e.kind == "verify"}
-    weights = current_weights(records, states, events, rates, now)
+    verified_at = {e.data.get("record_id"): e.time for e in events if e.kind == "verify"}
+    weights = weighed_records(records, states, events, rates, now)
+    span_ok = _history_span(records, now) >= minimums.span
     return HealthReport((
-        pollution_rate(writes),
-        decay_efficiency(weights),
+        pollution_rate(writes, reads, verified_at, minimum=minimums.writes),
+        decay_efficiency(weights, minimum=minimums.records, span_ok=span_ok),
         cross_domain_leakage(reads),
-        unverified_low_confidence(writes, verified),
+        unverified_low_confidence(writes, set(verified_at), minimum=minimums.writes),
         negated_stored_positive(writes),
         persona_writes_per_user_hour(writes),
-        high_weight_share(weights),
+        high_weight_share(weights, minimum=minimums.records, span_ok=span_ok),
         ended_sessions_holding_state(events, reads),
         model_output_as_user_input(writes),
     ))
