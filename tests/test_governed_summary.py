@@ -105,3 +105,28 @@ def test_what_the_summary_shows_for_a_scope_is_admissible_for_that_scope(steps, 
                 assert record["session_id"] == session and memory.session(reader, session).status(clock()) == "active"
             if record.get("domain") == "task":
                 assert record["task_id"] == task and memory.task(reader, task).status(clock()) == "active"
+
+
+def test_a_read_naming_an_identifier_sees_no_look_alike_in_the_summary(clock):
+    with MemoryManager(window_size=2, store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "CS202 作业周三截止", "ann"))
+        memory.add(Message("user", "CS201 作业周五截止", "ann"))
+        memory.add(Message("user", "我养了一只橘猫", "ann"))
+        _push_out(memory)
+        context = memory.build_context("CS201 作业什么时候截止", "ann")
+        assert "CS202" not in context and "周五截止" in context and "橘猫" in context
+        assert "CS202" in memory.summary("ann")  # a read that names no identifier still sees it
+
+
+def test_a_read_with_personal_data_as_its_session_id_is_refused(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "记忆", "ann"))
+        for call in (lambda: memory.build_context("记忆", "ann", session_id="13800138000"),
+                     lambda: memory.explain("记忆", "ann", task_id="ann@example.com")):
+            try:
+                call()
+            except ValueError as error:
+                assert "13800138000" not in str(error) and "example.com" not in str(error)
+            else:
+                raise AssertionError("personal data as an id was accepted")
+        assert memory.audit.reads() == []

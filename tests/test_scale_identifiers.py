@@ -67,3 +67,25 @@ def test_similarity_of_a_named_memory_is_the_stores_own_score():
     assert len(explanation) == 60
     for admission in explanation:
         assert admission.similarity == store_scores.get(admission.record_id, 0.0)
+
+
+@pytest.mark.parametrize("count", [500, 1_000])
+def test_collapsing_rewordings_compares_a_bounded_number_of_pairs(count, monkeypatch):
+    """Many admitted memories sharing their digits (the worst case for the rewording check) cost a
+    bounded number of comparisons each, never one per pair."""
+    from v2_memory.governance import rewording
+
+    calls = {"n": 0}
+    real = rewording._close
+
+    def close(a, b):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        return real(a, b)
+
+    monkeypatch.setattr(rewording, "_close", close)
+    texts = [f"CS201 topic{i} alpha{i} beta{i} gamma{i}" for i in range(count)]
+    with MemoryManager(store_path=None, audit=False, threshold=0.0) as memory:
+        for text in texts:
+            memory.add(Message("user", text, "u"))
+        memory.explain("CS201", "u", top_k=count)
+    assert calls["n"] <= rewording.MAX_COMPARED * count

@@ -37,7 +37,7 @@ from .storage.contract import Storage
 from .storage.database import StateDatabase
 from .storage.tracks import ScopeTracks
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
-from .validation import check_threshold, check_top_k, require_scope, require_text
+from .validation import check_threshold, check_top_k, require_id, require_scope, require_text
 from .tracks.window import RecentWindow
 
 __all__ = ["MemoryManager", "utc_now"]
@@ -171,7 +171,7 @@ class MemoryManager:
     # -- sessions and tasks ------------------------------------------------------------------
     def end_session(self, user_id: str, session_id: str, *, tenant_id: str | None = None) -> bool:
         """End a session: its session-domain memories never enter a context again."""
-        require_text("session_id", session_id)
+        require_id("session_id", session_id)
         scope = require_scope(user_id, tenant_id)
         with self._lock, self._changing(scope):
             ended = self.governor.state.end_session(scope, session_id)
@@ -188,7 +188,7 @@ class MemoryManager:
 
     def start_task(self, user_id: str, task_id: str, *, ttl: timedelta | None = None, tenant_id: str | None = None) -> TaskInfo:
         """Start a task; its memories enter only reads with this ``task_id`` until the TTL runs out."""
-        require_text("task_id", task_id)
+        require_id("task_id", task_id)
         scope = require_scope(user_id, tenant_id)
         with self._lock, self._changing(scope):
             info = self.governor.state.start_task(scope, task_id, ttl)
@@ -229,12 +229,15 @@ class MemoryManager:
         check_top_k(top_k)
         if domain is not None and domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
+        for name, value in (("session_id", session_id), ("task_id", task_id)):
+            if value is not None:
+                require_id(name, value)  # it is written to the read log: never personal data
         with self._lock:
             self._ensure(scope)
             explanation = self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
                                                 session_id=session_id, task_id=task_id, domain=domain)
             entries = self.governor.summary_entries(self.summaries.get(scope).covers, scope, session_id=session_id,
-                                                    task_id=task_id, domain=domain)
+                                                    task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
             return replace(explanation, summary=tuple(entries))
 
     def retrieve(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> list[Hit]:

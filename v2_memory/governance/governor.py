@@ -281,8 +281,10 @@ class Governor:
         return [render_fact(fact.key, fact.value, fact.polarity) for fact in facts]
 
     def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
-                        task_id: str | None = None, domain: str | None = None) -> list[SummaryEntry]:
-        """Which covered memories this read's summary may show (``summary_view.py``)."""
+                        task_id: str | None = None, domain: str | None = None,
+                        identifiers: tuple[str, ...] = ()) -> list[SummaryEntry]:
+        """Which covered memories this read's summary may show (``summary_view.py``); a read naming
+        identifiers also leaves out memories that name only others (CS202 when asked for CS201)."""
         if not self.policy.enabled:
             return [SummaryEntry(rid, True) for rid in covers]
         ids = [rid for rid in covers if rid is not None]
@@ -290,8 +292,14 @@ class Governor:
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
                            task_state=lambda tid: self._task_state(scope, tid))
-        return judge_summary(covers, records, self.ledger.states(ids), scope, read,
-                             lambda record: default_state(record, self.policy.rates))
+        entries = judge_summary(covers, records, self.ledger.states(ids), scope, read,
+                                lambda record: default_state(record, self.policy.rates))
+        if not identifiers:
+            return entries
+        named = self.ledger.identifiers_of(ids)
+        asked = set(identifiers)
+        return [SummaryEntry(e.record_id, False, e.reasons + ("identifier_mismatch",))
+                if e.shown and named.get(e.record_id) and not named[e.record_id] & asked else e for e in entries]
 
     def may_summarize(self, record_id: int | None) -> bool:
         """Whether a message leaving the window may enter the summary: not while it is unverified

@@ -30,6 +30,7 @@ __all__ = ["same_reminder", "collapse_rewordings", "MIN_OVERLAP", "MIN_JACCARD"]
 MIN_OVERLAP = 0.75
 MIN_JACCARD = 0.5
 _DIGITS = re.compile(r"\d+")
+MAX_COMPARED = 32  # kept memories a candidate is compared with (enough for any prompt)
 _MAX_CHARS = 2000  # a reminder is short; longer texts are compared on their first 2,000 characters
 
 
@@ -41,29 +42,40 @@ def _asks(text: str) -> bool:
     return any(clause.act == "question" for clause in read_message(text[:_MAX_CHARS]))
 
 
-def same_reminder(a: str, b: str) -> bool:
-    """Whether ``a`` and ``b`` say the same thing in other words (see the module docstring)."""
-    if set(_DIGITS.findall(a[:_MAX_CHARS])) != set(_DIGITS.findall(b[:_MAX_CHARS])):
-        return False
-    if _asks(a) != _asks(b):
-        return False
-    ta, tb = _terms(a), _terms(b)
+def _features(text: str) -> tuple[tuple[frozenset[str], bool], frozenset[str]]:
+    """(digits, asks) — texts can only be rewordings with equal keys — and the cleaned terms."""
+    return (frozenset(_DIGITS.findall(text[:_MAX_CHARS])), _asks(text)), _terms(text)
+
+
+def _close(ta: frozenset[str], tb: frozenset[str]) -> bool:
     if min(len(ta), len(tb)) < 2:
         return False
     shared = len(ta & tb)
     return shared / min(len(ta), len(tb)) >= MIN_OVERLAP and shared / len(ta | tb) >= MIN_JACCARD
 
 
+def same_reminder(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` say the same thing in other words (see the module docstring)."""
+    (key_a, ta), (key_b, tb) = _features(a), _features(b)
+    return key_a == key_b and _close(ta, tb)
+
+
 def collapse_rewordings(admissions: list[Admission]) -> list[Admission]:
-    """Admitted rewordings collapse into the first (best) one, which counts them in ``duplicates``."""
+    """Admitted rewordings collapse into the first (best) one, which counts them in ``duplicates``.
+
+    Each text is read once; a memory is compared only with kept ones of the same (digits, asks)
+    key, and with at most ``MAX_COMPARED`` of those (the best, since admissions come best first) —
+    so the work stays linear in the number of candidates however many share an identifier."""
     result = list(admissions)
-    kept: list[int] = []  # indexes of admitted memories kept so far
+    kept: dict[tuple, list[tuple[int, frozenset[str]]]] = {}  # key -> [(index, terms)] kept so far
     for index, admission in enumerate(result):
         if not admission.admitted:
             continue
-        first = next((k for k in kept if same_reminder(result[k].record["content"], admission.record["content"])), None)
+        key, terms = _features(admission.record["content"])
+        bucket = kept.setdefault(key, [])
+        first = next((k for k, other in bucket[:MAX_COMPARED] if _close(other, terms)), None)
         if first is None:
-            kept.append(index)
+            bucket.append((index, terms))
             continue
         result[first] = replace(result[first], duplicates=result[first].duplicates + 1)
         result[index] = replace(admission, admitted=False, reasons=("duplicate", "rewording"),
