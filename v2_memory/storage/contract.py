@@ -160,7 +160,14 @@ class Storage:
 
     # -- audit events ----------------------------------------------------------------------------
     def log(self, name: str, event: AuditEvent) -> None:
-        """Queue an event for the ``writes`` or ``reads`` log; it is appended once its block commits."""
+        """Queue an event for the ``writes`` or ``reads`` log; it is appended once its block commits.
+
+        Logs that are tables of the state database take the event inside the transaction itself
+        (no outbox: with several processes, one must never flush another's queued events)."""
+        if getattr(self.audit, "db", None) is self.db:
+            with self.transaction():
+                self.audit.append_events(name, [event])
+            return
         with self.transaction():
             self.db.execute("INSERT INTO outbox (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
                             (name, event.user_id, event.tenant_id,
