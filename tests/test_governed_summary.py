@@ -130,3 +130,23 @@ def test_a_read_with_personal_data_as_its_session_id_is_refused(clock):
             else:
                 raise AssertionError("personal data as an id was accepted")
         assert memory.audit.reads() == []
+
+
+def test_a_reads_summary_costs_a_bounded_number_of_lookups_however_long_the_history(clock, monkeypatch):
+    from v2_memory.governance.governor import SUMMARY_HORIZON
+
+    with MemoryManager(window_size=2, store_path=None, clock=clock, audit=False) as memory:
+        for n in range(3 * SUMMARY_HORIZON):
+            memory.add(Message("user", f"第{n}条 日记 记忆", "ann"))
+        calls = {"get": 0}
+        real_get = memory.store.get
+
+        def get(record_id):  # type: ignore[no-untyped-def]
+            calls["get"] += 1
+            return real_get(record_id)
+
+        monkeypatch.setattr(memory.store, "get", get)
+        explanation = memory.explain("日记", "ann")
+        assert len(explanation.summary) == SUMMARY_HORIZON
+        assert calls["get"] <= SUMMARY_HORIZON + 100  # the horizon, plus the lexical candidates
+        assert f"第{3 * SUMMARY_HORIZON - 3}条" in memory.summary("ann")

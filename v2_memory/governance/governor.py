@@ -40,6 +40,7 @@ __all__ = ["GovernancePolicy", "Governor", "Scope"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 
+SUMMARY_HORIZON = 256  # covered memories a read's summary is drawn from: its cost stays bounded
 _SCORE_REASONS = {"below_threshold", "decayed", "beyond_top_k"}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -287,6 +288,7 @@ class Governor:
         identifiers also leaves out memories that name only others (CS202 when asked for CS201)."""
         if not self.policy.enabled:
             return [SummaryEntry(rid, True) for rid in covers]
+        covers = covers[-SUMMARY_HORIZON:]  # a read judges (and a summary stands for) the latest ones only
         ids = [rid for rid in covers if rid is not None]
         records = {rid: r for rid in ids if (r := self.store.get(rid)) is not None}
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,

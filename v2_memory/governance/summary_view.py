@@ -8,6 +8,9 @@ long-term candidate (owner, supersession, verification, session, task, domain), 
 shown is the summarizer's fold over the memories that pass — recomputed whenever what passes
 changes (a correction, a session end, a task finish).
 
+A read judges the latest ``SUMMARY_HORIZON`` (256) covered memories, so its cost does not grow
+with the user's whole history; the extractive summary only ever shows the last few anyway.
+
 Relevance plays no part here: the summary is the user's running story, not a search result.
 Messages kept out of the long-term store (filler, code-only text) never had a record to judge;
 they stay in the window only.
