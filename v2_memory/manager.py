@@ -24,7 +24,7 @@ from .governance.decay import DecayRates
 from .governance.governor import GovernancePolicy, Governor
 from .governance.persona import SINGLE_VALUED_KEYS
 from .messages import Fact
-from .storage.ledger import Ledger, scope_key
+from .storage.ledger import scope_key
 from .governance.sensitive import find_sensitive, redact
 from .observe.health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo

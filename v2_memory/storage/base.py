@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..messages import Hit
-from ..validation import require_scope, require_text
+from ..validation import check_threshold, check_top_k, require_scope, require_text
 
-__all__ = ["VectorStore", "new_record", "RESERVED_FIELDS"]
+__all__ = ["VectorStore", "new_record", "check_search", "RESERVED_FIELDS"]
 
 RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id", "index_text"})
 
@@ -89,3 +89,13 @@ def new_record(user_id: str, role: str, content: str, tenant_id: str | None, ind
         record["index_text"] = index_text
     record.update(metadata)
     return record
+
+
+def check_search(query: object, user_id: object, top_k: object, threshold: object,
+                 tenant_id: object) -> tuple[tuple[str | None, str], float | None]:
+    """Every store's search arguments, checked the same way: the scope and the threshold."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    scope = require_scope(user_id, tenant_id)
+    check_top_k(top_k)
+    return scope, check_threshold(threshold)

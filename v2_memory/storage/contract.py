@@ -27,7 +27,7 @@ import warnings
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from ..errors import StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine

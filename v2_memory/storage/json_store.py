@@ -35,9 +35,9 @@ from typing import Any, Iterator
 
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
-from ..validation import check_threshold, check_top_k, require_scope
+from ..validation import require_scope
 from ..retrieval.index import Bm25Index, UserIndex
-from .base import new_record
+from .base import check_search, new_record
 from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]
@@ -142,11 +142,7 @@ class JsonVectorStore:
         Exactly what the scorer's brute-force scan over that user's records returns (``scoring.rank``),
         ties in insertion order; with no threshold, records sharing no term fill up with score 0.0.
         """
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        scope = require_scope(user_id, tenant_id)
-        check_top_k(top_k)
-        threshold = check_threshold(threshold)
+        scope, threshold = check_search(query, user_id, top_k, threshold, tenant_id)
         with self._lock:
             partition = self._partitions.get(scope)
             if partition is None:

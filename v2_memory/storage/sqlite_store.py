@@ -26,9 +26,9 @@ from typing import Any, Callable, Iterator
 from ..errors import StoreCorruptError
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
-from ..validation import check_threshold, check_top_k, require_scope
+from ..validation import require_scope
 from .audit_log import AuditEvent, DamagedLine, mentions_record
-from .base import new_record
+from .base import check_search, new_record
 from .database import StateDatabase
 from .json_store import _Partition
 from .ledger import scope_key
@@ -93,11 +93,7 @@ class SqliteVectorStore:
     def search(self, query: str, user_id: str = "default", top_k: int = 3, threshold: float | None = None, *,
                tenant_id: str | None = None) -> list[Hit]:
         """That user's best records, exactly as the JSON store ranks them (same index code)."""
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        scope = require_scope(user_id, tenant_id)
-        check_top_k(top_k)
-        threshold = check_threshold(threshold)
+        scope, threshold = check_search(query, user_id, top_k, threshold, tenant_id)
         with self._lock:
             partition = self._partition(scope)
             if not partition.records:
