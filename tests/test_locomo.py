@@ -150,7 +150,7 @@ def test_evaluation_is_deterministic_and_bm25_beats_the_article_here(conversatio
     overall = lambda run: run["categories"][-1]  # noqa: E731
     assert overall(first)["questions"] == overall(article)["questions"] == 6
     assert overall(first)["recall@5"] >= overall(article)["recall@5"]
-    assert first["scorer"] == {"name": "bm25", "k1": 1.2, "b": 0.75}
+    assert first["scorer"] == {"name": "bm25", "k1": 1.2, "b": 0.75, "context_weight": 0.5}
 
 
 # -- the command ------------------------------------------------------------------------------------
