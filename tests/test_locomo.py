@@ -14,9 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from v2_memory.evaluation import locomo
-from v2_memory.evaluation.locomo import (Retrieval, build_store, data_summary, evaluate, format_report, load_locomo,
-                                         neighbour_text, parse_evidence, parse_session_date, summarize)
+from v2_memory.evaluation import locomo, locomo_command
+from v2_memory.evaluation.locomo import (Retrieval, build_store, data_summary, evaluate, load_locomo, neighbour_text,
+                                         parse_evidence, parse_session_date, summarize)
+from v2_memory.evaluation.locomo_command import format_report
+from v2_memory.evaluation.locomo_tuning import GRIDS, leave_one_out
+from v2_memory.retrieval.embedder import HashingEmbedder
 
 FIXTURE = Path(__file__).parent / "fixtures" / "locomo_mini.json"
 
@@ -28,8 +31,8 @@ def conversations():
 
 def run_command(*argv: str) -> int:
     parser = argparse.ArgumentParser()
-    locomo.add_arguments(parser)
-    return locomo.run_from_args(parser.parse_args(list(argv)))
+    locomo_command.add_arguments(parser)
+    return locomo_command.run_from_args(parser.parse_args(list(argv)))
 
 
 # -- loading ----------------------------------------------------------------------------------------
@@ -96,7 +99,10 @@ def test_each_turn_is_a_record_of_the_conversation_user(conversations):
     assert records[5]["content"] == "Ben: Yes, it was amazing!" and records[5]["dia_id"] == "D1:6"
     assert records[5]["speaker"] == "Ben" and records[5]["session"] == 1
     assert records[5]["created_at"] == "2024-03-03T10:05:05+00:00"
-    assert records[5]["index_text"] == "Wow! Did you enjoy the Boston marathon? I am learning to bake sourdough bread."
+    # The neighbours' text, then the date the turn was said (questions name dates: "on 3 March, 2024").
+    assert records[5]["index_text"] == ("Wow! Did you enjoy the Boston marathon? I am learning to bake sourdough bread. "
+                                        "3 March 2024")
+    assert "index_text" not in build_store(conversations[0], "bm25", 0, dates=False).records("mini-1")[5]
 
 
 def test_a_turn_meaningless_alone_is_found_through_its_neighbour(conversations):
@@ -150,14 +156,14 @@ def test_evaluation_is_deterministic_and_bm25_beats_the_article_here(conversatio
     overall = lambda run: run["categories"][-1]  # noqa: E731
     assert overall(first)["questions"] == overall(article)["questions"] == 6
     assert overall(first)["recall@5"] >= overall(article)["recall@5"]
-    assert first["scorer"] == {"name": "bm25", "k1": 1.2, "b": 0.75}
+    assert first["scorer"] == {"name": "bm25", "k1": 1.2, "b": 0.75, "context_weight": 0.5}
 
 
 # -- the command ------------------------------------------------------------------------------------
 
 
 def test_command_prints_tables_with_progress_on_stderr(capsys):
-    assert run_command(str(FIXTURE), "--compare", "--thresholds", "0,0.2") == 0
+    assert run_command(str(FIXTURE), "--compare", "--fixed", "--thresholds", "0,0.2") == 0
     out, err = capsys.readouterr()
     assert "locomo: article: mini-1 (1/2)" in err and "locomo: bm25: mini-2 (2/2)" in err
     assert out.count("recall@10") == 2 and "5 adversarial: nothing admitted" in out
@@ -165,7 +171,8 @@ def test_command_prints_tables_with_progress_on_stderr(capsys):
 
 
 def test_command_json_is_the_report(capsys):
-    assert run_command(str(FIXTURE), "--json", "--limit-conversations", "1", "--top-k", "5", "--neighbours", "0") == 0
+    assert run_command(str(FIXTURE), "--json", "--fixed", "--limit-conversations", "1", "--top-k", "5",
+                       "--neighbours", "0") == 0
     report = json.loads(capsys.readouterr().out)
     assert report["data"]["conversations"] == 1 and len(report["runs"]) == 1
     run = report["runs"][0]
@@ -175,8 +182,53 @@ def test_command_json_is_the_report(capsys):
 
 
 def test_command_help_ends_with_an_example():
-    parser = argparse.ArgumentParser(epilog=locomo.EPILOG)
-    locomo.add_arguments(parser)
+    parser = argparse.ArgumentParser(epilog=locomo_command.EPILOG)
+    locomo_command.add_arguments(parser)
     assert parser.format_help().rstrip().splitlines()[-1].startswith("example: python -m v2_memory eval locomo")
     with pytest.raises(SystemExit):
         parser.parse_args([str(FIXTURE), "--thresholds", "0.1,2"])
+
+
+# -- leave-one-conversation-out ---------------------------------------------------------------------
+
+
+def test_each_fold_is_chosen_without_its_conversation(conversations):
+    """Two conversations: the parameters for mini-1 come from mini-2's questions alone, and back.
+    The pooled report is the held-out retrievals only, so it matches recomputing each fold by hand."""
+    report = leave_one_out(conversations, "bm25", top_k=3)
+    assert [f["held_out"] for f in report["folds"]] == ["mini-1", "mini-2"]
+    for fold, other in zip(report["folds"], ([conversations[1]], [conversations[0]])):
+        assert fold["chosen"] in GRIDS["bm25"]
+        by_hand = max(GRIDS["bm25"], key=lambda g: (_recall10(other, g), -GRIDS["bm25"].index(g)))
+        assert fold["chosen"] == by_hand
+    assert report["protocol"] == "leave-one-conversation-out" and report["categories"][-1]["questions"] == 6
+
+
+def _recall10(conversations, params):
+    from v2_memory.retrieval.scorers import Bm25Scorer
+    scorer = Bm25Scorer(k1=params["k1"], b=params["b"], context_weight=params["context_weight"])
+    results = [r for c in conversations for r in locomo.retrieve_all(c, scorer, params["neighbours"], 10)]
+    answerable = [r.recall(r.hits[:10]) for r in results if r.category in locomo.ANSWERABLE and r.evidence]
+    return sum(answerable) / len(answerable)
+
+
+def test_dense_and_hybrid_run_with_any_embedder(conversations):
+    """The hashing embedder stands in for a model: the plumbing is the same, and hybrid reports both parts."""
+    embedder = HashingEmbedder(64)
+    for kind in ("dense", "hybrid"):
+        report = leave_one_out(conversations, kind, embedder=embedder, top_k=3)
+        assert report["scorer"] == {"name": kind, "embedder": "hashing-64"}
+        assert all(f["chosen"] in GRIDS[kind] for f in report["folds"])
+    with pytest.raises(ValueError, match="needs an embedder"):
+        leave_one_out(conversations, "dense")
+    with pytest.raises(ValueError, match="two conversations"):
+        leave_one_out(conversations[:1], "bm25")
+
+
+def test_command_reports_targets_under_leave_one_out(capsys):
+    assert run_command(str(FIXTURE), "--scorer", "bm25,dense,hybrid", "--embedder", "hashing", "--top-k", "3") == 0
+    out = capsys.readouterr().out
+    assert out.count("parameters chosen by leave-one-conversation-out") == 3
+    assert "held out" in out and "lexical (bm25)" in out and "hybrid" in out
+    with pytest.raises(ValueError, match="--fixed"):
+        run_command(str(FIXTURE), "--fixed", "--scorer", "dense")

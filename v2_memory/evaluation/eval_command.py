@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from . import locomo, pollution
+from . import locomo_command, pollution
 
 DESCRIPTION = "Evaluate governance: the pollution benchmark, or LoCoMo retrieval recall."
 EPILOG = "example: python -m v2_memory eval pollution   |   python -m v2_memory eval locomo ../shared/data/locomo/locomo_dev.json"
@@ -16,7 +16,7 @@ EPILOG = "example: python -m v2_memory eval pollution   |   python -m v2_memory 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     kinds = parser.add_subparsers(dest="evaluation", metavar="EVALUATION", required=True)
-    for module in (pollution, locomo):
+    for module in (pollution, locomo_command):
         sub = kinds.add_parser(module.NAME, help=module.DESCRIPTION, description=module.DESCRIPTION,
                                epilog=module.EPILOG)
         module.add_arguments(sub)

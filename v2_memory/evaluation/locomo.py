@@ -34,13 +34,13 @@ have no memory of that". The **sweep** repeats the admitted numbers for several 
 (``"D10:19"`` when session 10 is shorter) is skipped and counted in the report.
 
 Deterministic: no randomness, conversations and questions in file order. Progress on stderr.
+The parameters of each scorer are chosen by leave-one-conversation-out in ``locomo_tuning.py``;
+the command and its tables are in ``locomo_command.py``.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -49,12 +49,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..storage.json_store import JsonVectorStore
-from ..tables import format_table
 from ..text.tokenizer import tokenize
 
 __all__ = ["Turn", "Question", "Conversation", "LocomoFormatError", "load_locomo", "parse_evidence",
-           "parse_session_date", "neighbour_text", "build_store", "Retrieval", "retrieve_all", "summarize",
-           "evaluate", "data_summary", "format_report"]
+           "parse_session_date", "neighbour_text", "date_text", "turn_index_text", "build_store", "Retrieval",
+           "retrieve_all", "summarize", "evaluate", "data_summary"]
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 ANSWERABLE = (1, 2, 3, 4)
@@ -195,12 +194,25 @@ def neighbour_text(turns: Sequence[Turn], position: int, reach: int = 1) -> str 
     return " ".join(turns[i].text for i in around) or None
 
 
-def build_store(conversation: Conversation, scorer: str | Scorer, neighbours: int = 1) -> JsonVectorStore:
+def date_text(turn: Turn) -> str | None:
+    """When the turn was said, in words a question uses: ``"8 May 2023"``."""
+    return f"{turn.when.day} {turn.when.strftime('%B')} {turn.when.year}" if turn.when is not None else None
+
+
+def turn_index_text(turns: Sequence[Turn], position: int, neighbours: int, dates: bool) -> str | None:
+    """A turn's ``index_text``: its neighbours' text, then (``dates``) the date it was said."""
+    parts = [neighbour_text(turns, position, neighbours) if neighbours else None,
+             date_text(turns[position]) if dates else None]
+    return " ".join(part for part in parts if part) or None
+
+
+def build_store(conversation: Conversation, scorer: str | Scorer, neighbours: int = 1,
+                dates: bool = True) -> JsonVectorStore:
     """An in-memory store holding the conversation's turns as one user's records."""
     store = JsonVectorStore(None, scorer=scorer)
     with store.batch():
         for position, turn in enumerate(conversation.turns):
-            index_text = neighbour_text(conversation.turns, position, neighbours) if neighbours else None
+            index_text = turn_index_text(conversation.turns, position, neighbours, dates)
             dated = {"created_at": turn.when.isoformat()} if turn.when is not None else {}
             store.add(conversation.sample_id, "user", turn.content, index_text=index_text, speaker=turn.speaker,
                       dia_id=turn.dia_id, session=turn.session, **dated)
@@ -223,9 +235,10 @@ class Retrieval:
         return len(self.evidence.intersection(dia_id for _, dia_id, _ in hits)) / len(self.evidence)
 
 
-def retrieve_all(conversation: Conversation, scorer: str | Scorer, neighbours: int, depth: int) -> list[Retrieval]:
+def retrieve_all(conversation: Conversation, scorer: str | Scorer, neighbours: int, depth: int,
+                 dates: bool = True) -> list[Retrieval]:
     """Search every question of the conversation once, blind, ``depth`` results deep."""
-    store = build_store(conversation, scorer, neighbours)
+    store = build_store(conversation, scorer, neighbours, dates)
     results = []
     for question in conversation.questions:
         hits = store.search(question.question, conversation.sample_id, top_k=depth)
@@ -268,7 +281,8 @@ def summarize(results: Sequence[Retrieval], top_k: int, threshold: float, thresh
 
 
 def evaluate(conversations: Sequence[Conversation], scorer: str | Scorer = "bm25", *, neighbours: int = 1,
-             top_k: int = 10, threshold: float = 0.2, thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
+             dates: bool = True, top_k: int = 10, threshold: float = 0.2,
+             thresholds: Sequence[float] = DEFAULT_THRESHOLDS,
              progress: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
     """Run the protocol for one scorer over every conversation; the report as a dict."""
     chosen = resolve_scorer(scorer)
@@ -276,8 +290,8 @@ def evaluate(conversations: Sequence[Conversation], scorer: str | Scorer = "bm25
     for number, conversation in enumerate(conversations, start=1):
         progress(f"{chosen.name}: {conversation.sample_id} ({number}/{len(conversations)}), "
                  f"{len(conversation.turns)} turns, {len(conversation.questions)} questions")
-        results += retrieve_all(conversation, chosen, neighbours, max(10, top_k))
-    return {"scorer": chosen.to_dict(), "neighbours": neighbours, "top_k": top_k, "threshold": threshold,
+        results += retrieve_all(conversation, chosen, neighbours, max(10, top_k), dates)
+    return {"scorer": chosen.to_dict(), "neighbours": neighbours, "dates": dates, "top_k": top_k, "threshold": threshold,
             **summarize(results, top_k, threshold, thresholds)}
 
 
@@ -292,105 +306,3 @@ def data_summary(conversations: Sequence[Conversation]) -> dict[str, Any]:
             "evidence_ids_used": sum(len(q.evidence) for q in questions), "evidence_skipped": len(skipped),
             "evidence_repaired": sum(len(q.repaired) for q in questions), "skipped": skipped,
             "answerable_without_evidence": sum(q.category in ANSWERABLE and not q.evidence for q in questions)}
-
-
-# -- 4. the report ------------------------------------------------------------------------------
-def _num(value: float | None, digits: int = 3) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def format_report(report: dict[str, Any]) -> str:
-    """The tables a person reads: what the file holds, then each scorer run's tables."""
-    lines = _data_lines(report["file"], report["data"])
-    for run in report["runs"]:
-        lines += [""] + _run_lines(run)
-    return "\n".join(lines)
-
-
-def _data_lines(file: str, data: dict[str, Any]) -> list[str]:
-    by_category = ", ".join(f"{category}: {count}" for category, count in data["questions"].items())
-    lines = [
-        (f"LoCoMo evidence recall: {file}: {data['conversations']} conversations, {data['turns']:,} turns, "
-         f"questions by category {by_category}"),
-        (f"evidence: {data['evidence_ids_used']:,} dia_ids used, {data['evidence_skipped']} skipped, "
-         f"{data['evidence_repaired']} malformed entries read defensively; "
-         f"{data['answerable_without_evidence']} answerable questions without usable evidence (left out)"),
-    ]
-    return lines + [f"  skipped {s['entry']!r} ({s['reason']}) in {s['sample_id']}: {s['question']}"
-                    for s in data["skipped"][:10]]
-
-
-def _run_lines(run: dict[str, Any]) -> list[str]:
-    """One scorer's per-category table, category 5's no-memory rate, and the threshold sweep."""
-    parameters = ", ".join(f"{k}={v}" for k, v in run["scorer"].items() if k != "name")
-    lines = [(f"scorer {run['scorer']['name']}{f' ({parameters})' if parameters else ''}; neighbours {run['neighbours']}; "
-              f"admitted = top {run['top_k']} with score >= {run['threshold']:g}")]
-    lines += format_table(
-        ["category", "questions", "recall@5", "recall@10", "admitted recall", "mean admitted", "context tokens"],
-        [[f"{row['category']} {row['name']}", str(row["questions"]), _num(row["recall@5"]), _num(row["recall@10"]),
-          _num(row["admitted_recall"]), _num(row["mean_admitted"], 2), _num(row["mean_context_tokens"], 1)]
-         for row in run["categories"]])
-    five = run["category_5"]
-    lines.append(f"5 adversarial: nothing admitted (a correct 'no memory') for {_num(five['no_memory'])} "
-                 f"of {five['questions']} questions")
-    return lines + [""] + format_table(
-        ["threshold", "admitted recall (1-4)", "mean admitted", "context tokens", "1-4 nothing admitted", "5 no memory"],
-        [[f"{row['threshold']:g}", _num(row["admitted_recall"]), _num(row["mean_admitted"], 2),
-          _num(row["mean_context_tokens"], 1), _num(row["nothing_admitted"]), _num(row["category_5_no_memory"])]
-         for row in run["sweep"]])
-
-
-# -- 5. the command -----------------------------------------------------------------------------
-NAME = "locomo"
-DESCRIPTION = "Evidence recall of retrieval on a file in LoCoMo's format (per category, threshold sweep)."
-EPILOG = (
-    "Each conversation is one user; every turn one record ('speaker: text'); each question one search.\n"
-    "Reports evidence recall@5/@10 per category (1-4), the admitted context at --threshold, category 5's\n"
-    "no-memory rate, and a threshold sweep. Progress goes to stderr. LoCoMo: Maharana et al., ACL 2024.\n\n"
-    "example: python -m v2_memory eval locomo ../shared/data/locomo/locomo_dev.json --compare"
-)
-
-
-def _thresholds(text: str) -> list[float]:
-    try:
-        values = [float(part) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
-    if not values or any(not 0.0 <= value <= 1.0 for value in values):
-        raise argparse.ArgumentTypeError("every threshold must be within [0, 1]")
-    return values
-
-
-def _count(text: str) -> int:
-    if not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
-    return int(text)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter  # keep the epilog's lines as written
-    parser.add_argument("path", type=Path, help="a JSON file in LoCoMo's format (a list of conversations)")
-    parser.add_argument("--scorer", choices=["article", "bm25"], default="bm25", help="the store's scorer (default: bm25)")
-    parser.add_argument("--compare", action="store_true", help="run both scorers, the article's first")
-    parser.add_argument("--neighbours", type=_count, default=1,
-                        help="index each turn with this many turns before and after it, same session (default: 1)")
-    parser.add_argument("--top-k", type=_count, default=10, help="results a context may admit (default: 10)")
-    parser.add_argument("--threshold", type=float, default=0.2, help="score a result needs to be admitted (default: 0.2)")
-    parser.add_argument("--thresholds", type=_thresholds, default=list(DEFAULT_THRESHOLDS),
-                        help="comma-separated thresholds for the sweep (default: 0,0.05,0.1,0.15,0.2,0.25,0.3,0.4,0.5)")
-    parser.add_argument("--limit-conversations", type=_count, help="only the first N conversations")
-    parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
-
-
-def run_from_args(args: argparse.Namespace) -> int:
-    """Load, evaluate one scorer (or both), print the report; progress on stderr."""
-    if args.top_k < 1 or not 0.0 <= args.threshold <= 1.0:
-        raise ValueError("--top-k must be >= 1 and --threshold within [0, 1]")
-    conversations = load_locomo(args.path)[: args.limit_conversations]
-    progress = lambda line: print(f"locomo: {line}", file=sys.stderr, flush=True)  # noqa: E731
-    runs = [evaluate(conversations, scorer, neighbours=args.neighbours, top_k=args.top_k, threshold=args.threshold,
-                     thresholds=args.thresholds, progress=progress)
-            for scorer in (["article", "bm25"] if args.compare else [args.scorer])]
-    report = {"file": str(args.path), "data": data_summary(conversations), "runs": runs}
-    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_report(report))
-    return 0

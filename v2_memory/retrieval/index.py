@@ -6,15 +6,17 @@ index keeps, per user:
 
     records   list[dict]            position -> record, in insertion order
     norms     array('d')            position -> |d|, the record's count-vector length (cosine)
-    lengths   array('I')            position -> dl, the record's number of terms (BM25)
+    lengths   array('d')            position -> dl, the record's number of terms (BM25: its index
+                                    text's terms count ``context_weight`` each)
     postings  dict[str, int | array('I')] term -> positions, a position repeated once per occurrence;
-                                    a term seen once in the user's history keeps a bare int
+                                    a term seen once in the user's history keeps a bare int (BM25
+                                    keeps two: one for the content, one for the index text)
 
 A query then only touches the postings of its own terms. Repeating positions makes a term's
 frequency a count: for the cosine, adding a posting ``q`` times adds ``q * count_in_record`` to that
 record's dot product, exactly the brute-force sum; for BM25, ``Counter(posting)`` is each record's
 ``tf`` and its size is the term's ``df``. Scores are computed with the same expressions, in the same
-order, as the brute-force references (``cosine_similarity``, ``Bm25Scorer.score_texts``), so they
+order, as the brute-force references (``cosine_similarity``, ``Bm25Scorer.score_records``), so they
 are equal to the last bit, and so are the rankings (ties in insertion order).
 
 The BM25 statistics — record count, document frequencies, total length — are this user's alone,
@@ -33,10 +35,16 @@ from ..text.tokenizer import term_counts, vector_norm
 if TYPE_CHECKING:
     from .scorers import Bm25Scorer
 
-__all__ = ["UserIndex", "Bm25Index", "indexed_text"]
+__all__ = ["UserIndex", "Bm25Index", "indexed_text", "record_fields"]
 
 Posting = int | array  # a bare position (one occurrence), or positions repeated per occurrence
 Pairs = list[tuple[float, dict[str, Any]]]
+
+
+def record_fields(record: dict[str, Any]) -> tuple[str, str | None]:
+    """``(content, index_text or None)``: the two fields BM25 weighs apart (see ``scorers.py``)."""
+    extra = record.get("index_text")
+    return record["content"], extra if isinstance(extra, str) and extra else None
 
 
 def indexed_text(record: dict[str, Any]) -> str:
@@ -45,8 +53,8 @@ def indexed_text(record: dict[str, Any]) -> str:
     ``index_text`` is extra text indexed with the record (a conversation turn's neighbours, say);
     a hit still returns the record itself. The newline keeps the two apart for every tokenizer.
     """
-    extra = record.get("index_text")
-    return f"{record['content']}\n{extra}" if isinstance(extra, str) and extra else record["content"]
+    content, extra = record_fields(record)
+    return f"{content}\n{extra}" if extra else content
 
 
 def _post(postings: dict[str, Posting], counts: Counter[str], position: int) -> None:
@@ -124,31 +132,43 @@ class UserIndex:
 
 
 class Bm25Index:
-    """One user's records, their inverted index and their BM25 statistics."""
+    """One user's records, their inverted indexes (content, index text) and their BM25 statistics."""
 
-    __slots__ = ("scorer", "records", "lengths", "total_length", "postings")
+    __slots__ = ("scorer", "records", "lengths", "total_length", "postings", "context_postings")
 
     def __init__(self, scorer: Bm25Scorer) -> None:
         self.scorer = scorer
         self.records: list[dict[str, Any]] = []
-        self.lengths = array("I")  # position -> dl
-        self.total_length = 0  # sum of dl: avgdl = total_length / len(records), exact in integers
-        self.postings: dict[str, Posting] = {}
+        self.lengths = array("d")  # position -> dl, content and index text blended (scorer.blend)
+        self.total_length = 0.0  # sum of dl, added in insertion order as the reference's sum() adds
+        self.postings: dict[str, Posting] = {}  # term -> positions, from the content
+        self.context_postings: dict[str, Posting] = {}  # term -> positions, from the index text
 
     def add(self, record: dict[str, Any]) -> None:
-        """Analyse the record's indexed text once; post its terms; update the user's statistics."""
-        terms = self.scorer.analyze(indexed_text(record))
-        _post(self.postings, Counter(terms), len(self.records))
+        """Analyse the record's two fields once; post their terms; update the user's statistics."""
+        content, extra = record_fields(record)
+        terms = self.scorer.analyze(content)
+        context = self.scorer.analyze(extra) if extra else []
+        position = len(self.records)
+        _post(self.postings, Counter(terms), position)
+        _post(self.context_postings, Counter(context), position)
+        length = self.scorer.blend(len(terms), len(context))
         self.records.append(record)
-        self.lengths.append(len(terms))
-        self.total_length += len(terms)
+        self.lengths.append(length)
+        self.total_length += length
 
-    def _frequencies(self, term: str) -> dict[int, int]:
-        """position -> tf for one term; its size is the term's df."""
-        posting = self.postings.get(term)
-        if posting is None:
-            return {}
-        return {posting: 1} if type(posting) is int else Counter(posting)
+    def _frequencies(self, term: str) -> dict[int, tuple[int, int]]:
+        """position -> (tf in content, tf in index text) for one term; its size is the term's df."""
+        found: dict[int, tuple[int, int]] = {}
+        for field, postings in enumerate((self.postings, self.context_postings)):
+            posting = postings.get(term)
+            if posting is None:
+                continue
+            counts = {posting: 1} if type(posting) is int else Counter(posting)  # subtle: a bare int (see _post)
+            for position, tf in counts.items():
+                pair = found.get(position, (0, 0))
+                found[position] = (tf, pair[1]) if field == 0 else (pair[0], tf)
+        return found
 
     def search(self, query: str, top_k: int, threshold: float | None) -> Pairs:
         """The ``top_k`` best ``(score, record)`` pairs: score descending, ties in insertion order."""
@@ -157,16 +177,20 @@ class Bm25Index:
     def scores(self, query: str) -> dict[int, float]:
         """position -> normalised BM25, for the records holding a query term (the others score 0.0)."""
         scorer, documents = self.scorer, len(self.records)
-        # Step 1: per query term, its weight (from this user's df) and its part in each record holding it.
+        # Step 1: per query term the user ever wrote, its weight (from this user's df) and its part
+        # in each record holding it; terms no record holds add nothing, not even to the bound.
         sums: dict[int, float] = {}  # position -> bm25 so far, in query-term order (as the reference adds)
         bound = 0.0
         # K = constant + slope * dl (no record holds a term when total_length is 0: nothing to score)
         constant, slope = scorer.length_factors(documents, self.total_length) if self.total_length else (0.0, 0.0)
         for term, query_count in Counter(scorer.analyze(query)).items():
             frequencies = self._frequencies(term)
+            if not frequencies:
+                continue
             weight = scorer.term_weight(query_count, documents, len(frequencies))
             bound += weight
-            for position, tf in frequencies.items():
+            for position, (in_content, in_context) in frequencies.items():
+                tf = scorer.blend(in_content, in_context)
                 sums[position] = sums.get(position, 0.0) + weight * tf / (tf + (constant + slope * self.lengths[position]))
         # Step 2: normalise by the bound (see scorers.py), written as the reference writes it.
         return {position: min(total / bound, 1.0) for position, total in sums.items()}
