@@ -90,3 +90,16 @@ def test_the_same_attribute_of_the_same_person(memory):
     mine = memory.add(Message("user", "我自己生日是8月3号，无所谓过不过")).record_id
     result = memory.add(Message("user", "哦我搞错了，她生日是5月21号，20号是她闺蜜的"))
     assert wife in result.supersedes and mine not in result.supersedes
+
+
+def test_a_correction_naming_a_thing_never_talked_about_buries_nothing():
+    """"记错了，体检是周五" names its thing (体检); with no 体检 in the history there is no credible
+    target, even when a recent message in the same session holds a day."""
+    from v2_memory import MemoryManager, Message
+
+    with MemoryManager(store_path=None) as memory:
+        memory.add(Message("user", "Swimming Monday 6pm, piano Wednesday 5pm", "u", session_id="s"))
+        memory.add(Message("user", "sorry, I meant piano is Thursday 5pm", "u", session_id="s"))
+        result = memory.add(Message("user", "记错了，体检是周五", "u", session_id="s"))
+        assert result.supersedes == () and "correction_target_not_found" in result.reasons
+        assert "Monday 6pm" in memory.build_context("when is swimming", "u", session_id="s")

@@ -204,7 +204,7 @@ def test_gitignore_covers_every_file_the_demo_writes(tmp_path):
 def test_one_memory_shows_one_weight(tmp_path):
     """The context's ``memory(relevance×weight)`` and the governed view's weight agree for every memory.
 
-    Usage decay multiplies a returned memory's weight by 0.95 after each read; the demo builds the
+    Usage reinforces a returned memory's weight (×1.25, up to 1.00) after each read; the demo builds the
     context before retrieve(), so both show the weight the memory had before this query: 1.00.
     """
     import contextlib
@@ -223,7 +223,7 @@ def test_one_memory_shows_one_weight(tmp_path):
     report = printed.getvalue()
     shown = re.findall(r"^  [\d.]+ x ([\d.]+) = [\d.]+ \w+: (.*?)  \[", report, re.M)
     assert all(dict((c, w) for w, c in shown)[content] == weight for weight, content in in_context)
-    assert "multiplies its weight by 0.95" in report
+    assert "multiplies its weight by 1.25, up to 1.00" in report
 
 
 def test_a_rerun_starts_from_nothing_the_last_run_left(tmp_path):

@@ -840,7 +840,7 @@ def test_context_and_governed_view_show_one_weight_and_say_why(demo_dom):
     weights = {c: w for w, c in re.findall(r"memory\([\d.]+×([\d.]+)\): \w+: (.*)", context)}
     rows = {row.by_class("text")[0].children[0].text: row.by_class("num")[1].text for row in governed_rows(demo_dom)}
     assert weights and all(rows[content] == f"× {float(w):.3f}" for content, w in weights.items())
-    assert "multiplies its weight by 0.95" in demo_dom.by_id("weights-note").text
+    assert "multiplies its weight by 1.25 (up to 1.00" in demo_dom.by_id("weights-note").text
 
 
 def test_every_metric_card_has_a_bilingual_title(demo_dom):

@@ -154,7 +154,8 @@ def run_demo(
     trace["scenes"] = run_scenes(threshold)
     trace["files"] = {"store": STORE_FILE, "trace": "trace.json", "page": PAGE}
     trace["library_threshold"] = LIBRARY_THRESHOLD
-    trace["usage_decay"] = MemoryManager.default_rates().usage_hit
+    rates = MemoryManager.default_rates()  # the factor a read applies to a memory it returns
+    trace["usage_decay"] = rates.usage_reinforce if rates.usage == "reinforce" else rates.usage_hit
     write_trace(trace, out_dir)
     if out_dir.resolve() != HERE:
         shutil.copyfile(HERE / PAGE, out_dir / PAGE)  # keep the page next to its data
@@ -196,7 +197,7 @@ def _previous_run(out_dir: Path) -> list[Path]:
 
 def _trace(manager: MemoryManager, query: str, top_k: int) -> dict[str, Any]:
     # explain() and the blind search first: they have no side effects. build_context() and retrieve()
-    # count as use (usage decay: each multiplies the weight of what it returned by 0.95), so the
+    # count as use (usage: each reinforces what it returned, ×1.25 up to 1.0), so the
     # context is built before retrieve(): then the governed view and the context show the same
     # weights, the ones every memory had before this query used it.
     governed = manager.explain(query, top_k=top_k)
@@ -290,7 +291,8 @@ def _governance_lines(trace: dict[str, Any]) -> list[str]:
         lines.append(f"  {a['similarity']:.3f} x {a['weight']:.2f} = {a['effective']:.3f} {a['role']}: {a['content']}"
                      f"  [{verdict}]")
     lines.append(f"  (weights before this query used any memory, as in the context above; every read that returns a "
-                 f"memory then multiplies its weight by {trace.get('usage_decay', 0.95)}: usage decay)")
+                 f"memory then multiplies its weight by {trace.get('usage_decay', 1.25)}, up to 1.00, and one passed "
+                 "over 3 times in a row loses x0.8: usage)")
     lines.append("scenes (without governance -> with governance):")
     for scene in trace["scenes"]:
         lines.append(f"  {scene['title']} | query: {scene['query']}")

@@ -22,6 +22,8 @@ piano keeps the swimming (the governor splits the record).
 """
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -138,8 +140,14 @@ def _bare(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]],
 
 
 def _terms_of_values(new: str) -> set[str]:
-    """A bare value's own words ("Mac", "一加手机") are not a thing to look for: short values are bare."""
+    """A bare value's own words ("Mac", "一加手机") are not a thing to look for: short values are bare.
+    A value with a subject before a copula ("体检是周五", "the gate is B12") names its thing: not bare."""
+    if _SUBJECT_COPULA.search(new[:200]):
+        return set()
     return _terms(new) if len(new) <= 20 and len(_terms(new)) <= 2 else set()
+
+
+_SUBJECT_COPULA = re.compile(r"[\u4e00-\u9fff]{2,8}\s{0,3}(?:是|在|改到|改成|定在)|[A-Za-z]{2,20}\s{1,3}(?:is|are|was|moved\s{1,3}to)\s", re.I)
 
 
 def clause_of(record: dict[str, Any], value: str, how: str) -> Target:
