@@ -1,6 +1,6 @@
-"""The inspector's commands — ``inspect``, ``health``, ``diff``, ``erase-user`` — as thin layers.
+"""The inspector's commands — ``inspect``, ``health``, ``diff``, ``erase-user``, ``migrate`` — as thin layers.
 
-Each one opens the store folder (read-only, except ``erase-user``), makes one library call, and
+Each one opens the store folder (read-only, except ``erase-user``; ``migrate`` writes only its target), makes one library call, and
 prints a readable table, or JSON with ``--json``. ``app.py`` registers them next to ``demo`` and
 ``bench``. Whatever comes from memory (texts, ids, reasons) is printed escaped (``tables.escape``):
 a stored escape sequence or bidi override is shown, never obeyed by the terminal.
@@ -18,6 +18,7 @@ from ..observe.audit import AuditEvent
 from ..observe.health import health_report
 from ..observe.inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
 from ..manager import MemoryManager
+from ..storage.migrate import migrate
 from ..tables import clip, escape, format_table
 
 __all__ = ["COMMANDS"]
@@ -229,6 +230,26 @@ def _erase(args: argparse.Namespace) -> int:
     return 0
 
 
+# -- migrate ----------------------------------------------------------------------------------------
+
+def _migrate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", help="the store to copy: a .json store file, a .sqlite3 file or sqlite:///path "
+                                       "(only read, never changed)")
+    parser.add_argument("target", help="where to copy it: a new (or empty) store of any backend")
+    parser.add_argument("--json", action="store_true", help="print the counts as JSON")
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    report = migrate(args.source, args.target)
+    if args.json:
+        _print_json(report.to_dict())
+        return 0
+    print(escape(f"copied {args.source} ({report.source_backend}) to {args.target} ({report.target_backend})"))
+    rows = [[name, str(a), str(b), "ok" if a == b else "MISMATCH"] for name, (a, b) in report.counts.items()]
+    print("\n".join(format_table(["table / track", "source", "target", "check"], rows, "lrrl")))
+    return 0
+
+
 # name -> (help, example, add_arguments, run)
 COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "inspect": ("Show the last turns of a session: writes, reads with every candidate's verdict, context diffs.",
@@ -241,4 +262,7 @@ COMMANDS: dict[str, tuple[str, str, Callable[[argparse.ArgumentParser], None], C
              _diff_arguments, _diff),
     "erase-user": ("Erase a user from every track and file, with a receipt. This cannot be undone.",
                    "python -m v2_memory erase-user --store v2_memory guest --yes", _erase_arguments, _erase),
+    "migrate": ("Copy a store to another backend (ids, ledger, tracks, logs), check the counts; the source is "
+                "never changed.", "python -m v2_memory migrate v2_memory/memory_store.json memory.sqlite3",
+                _migrate_arguments, _migrate),
 }

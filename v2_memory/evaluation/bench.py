@@ -39,6 +39,7 @@ from typing import Any, Callable, Sequence
 from ..retrieval.scorers import ArticleScorer, rank, resolve_scorer
 from ..storage.json_store import JsonVectorStore
 from ..text.tokenizer import cosine_similarity, term_counts, tokenize, vector_norm
+from . import bench_backends
 from .bench_report import format_report
 from .chat_corpus import generate_messages, generate_queries
 
@@ -418,6 +419,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     parser.add_argument("--out", type=Path, help="also write the JSON results to this file")
     parser.add_argument("--strict", action="store_true", help="exit 1 when any target fails")
+    bench_backends.add_arguments(parser)
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -425,6 +427,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.out is not None and not args.out.parent.is_dir():  # fail now, not after minutes of work
         print(f"error: folder for --out does not exist: {args.out.parent}", file=sys.stderr)
         return 2
+    if args.backend:
+        return bench_backends.run_from_args(args)
     settings = BenchSettings(users=args.users, queries=args.queries, scan_queries=min(args.scan_queries, args.queries),
                              top_k=args.top_k, seed=args.seed, sklearn=args.sklearn, scorer=args.scorer)
     try:

@@ -5,6 +5,7 @@
     storage.tracks      each scope's recent window, summary, sessions and tasks
     storage.audit       the write and read logs
     storage.transaction()   one block, all or nothing, across all four
+    storage.export() / import_(items) / counts()   the portable form ``migrate`` copies (``portable.py``)
 
 The manager talks to this and never names a backend; a backend never decides admission.
 
@@ -27,13 +28,14 @@ import warnings
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from ..errors import StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine
 from .base import VectorStore
 from .database import StateDatabase
 from .ledger import Ledger
+from . import portable
 from .tracks import TrackTables
 
 __all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning"]
@@ -227,6 +229,22 @@ class Storage:
         paths = tuple(str(p) for p in self.records.files()) if store else ()
         return ErasureDone(op, user_id, tenant_id, store, logs, paths, tuple(str(p) for p in files),
                            tuple(self.audit.damaged[before:]))
+
+    # -- the portable form (migration) -----------------------------------------------------------
+    def export(self) -> Iterator[portable.Item]:
+        """Everything this storage holds, as backend-neutral items (ids, sequences, rows, events)."""
+        return portable.export(self)
+
+    def import_(self, items: Iterable[portable.Item]) -> None:
+        """Fill this (empty) storage with another's ``export()``, in one transaction."""
+        if portable.holds_data(self):
+            raise StoreInconsistentError("the target already holds data; migrate only into an empty store",
+                                         path=getattr(self.records, "path", None))
+        portable.import_(self, items)
+
+    def counts(self) -> dict[str, int]:
+        """Records, last record id, rows per state table, events per log: what a copy is checked by."""
+        return portable.counts(self)
 
     # -- files -----------------------------------------------------------------------------------
     def files(self) -> list[Path]:

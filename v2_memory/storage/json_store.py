@@ -307,6 +307,18 @@ class JsonVectorStore:
             if not partition.records:
                 del self._partitions[scope]
 
+    def import_records(self, records: list[dict[str, Any]], last_id: int) -> None:
+        """Fill an empty store with ``records`` keeping their ids (a migration); the next add gets
+        ``max(last_id, highest id) + 1``. One atomic rewrite of the file, header ``next_id`` included."""
+        with self._lock:
+            ordered = _checked_import(records, last_id, len(self._by_id))
+            next_id = max([last_id, *(r["record_id"] for r in ordered[-1:])]) + 1
+            if self._log is not None:
+                self._log.rewrite(ordered, next_id)
+            for record in ordered:
+                self._insert(dict(record))
+            self._next_id = next_id
+
     def compact(self) -> None:
         """Rewrite the file atomically with exactly the live records."""
         with self._lock:
@@ -332,6 +344,19 @@ class JsonVectorStore:
     def _insert(self, record: dict[str, Any]) -> None:
         self._by_id[record["record_id"]] = record
         self._partitions.setdefault(_record_scope(record), _Partition()).append(record)
+
+
+def _checked_import(records: list[dict[str, Any]], last_id: int, held: int) -> list[dict[str, Any]]:
+    """Records to import, by id; refused unless the store is empty and the ids are unique positive ints."""
+    if held:
+        raise ValueError(f"import_records needs an empty store; this one holds {held} records")
+    if not isinstance(last_id, int) or isinstance(last_id, bool) or last_id < 0:
+        raise ValueError(f"last_id must be a non-negative int, got {last_id!r}")
+    ordered = sorted(records, key=lambda r: r["record_id"])
+    ids = [r["record_id"] for r in ordered]
+    if any(not isinstance(i, int) or isinstance(i, bool) or i < 1 for i in ids) or len(set(ids)) != len(ids):
+        raise ValueError("imported record ids must be unique positive integers")
+    return ordered
 
 
 def _record_scope(record: dict[str, Any]) -> Scope:

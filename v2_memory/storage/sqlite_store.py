@@ -30,7 +30,7 @@ from ..validation import require_scope
 from .audit_log import AuditEvent, DamagedLine, mentions_record
 from .base import check_search, new_record
 from .database import StateDatabase
-from .json_store import _Partition
+from .json_store import _checked_import, _Partition
 from .ledger import scope_key
 
 __all__ = ["SqliteVectorStore", "SqliteAuditLog"]
@@ -144,6 +144,26 @@ class SqliteVectorStore:
                                 "GROUP BY user_id ORDER BY first", (tenant_id,))
         return [row[0] for row in rows]
 
+    def import_records(self, records: list[dict[str, Any]], last_id: int) -> None:
+        """Fill an empty store with ``records`` keeping their ids (a migration): explicit
+        ``record_id`` values, and the AUTOINCREMENT sequence set so the next add continues above
+        ``last_id`` (ids of erased records are never handed out again)."""
+        core = {"record_id", "user_id", "tenant_id", "role", "content", "index_text"}
+        with self._lock, self.db.transaction():
+            ordered = _checked_import(records, last_id, len(self))
+            self.db.executemany(
+                "INSERT INTO records (record_id, scope, user_id, tenant_id, role, content, index_text, extra) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [(r["record_id"], scope_key(r["user_id"], r.get("tenant_id")), r["user_id"], r.get("tenant_id"),
+                  r["role"], r["content"], r.get("index_text"),
+                  json.dumps({k: v for k, v in r.items() if k not in core}, ensure_ascii=False, allow_nan=False))
+                 for r in ordered])
+            top = max([last_id, *(r["record_id"] for r in ordered[-1:])])
+            if top > self.last_id and not self.db.execute(
+                    "UPDATE sqlite_sequence SET seq = ? WHERE name = 'records'", (top,)):
+                self.db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('records', ?)", (top,))
+            self._cache.clear()
+
     @property
     def last_id(self) -> int:
         """The highest record id handed out so far (0 for none); ids are never reused."""
@@ -214,6 +234,10 @@ class SqliteAuditLog:
     def append_events(self, name: str, events: list[AuditEvent]) -> None:
         self.db.executemany("INSERT INTO audit_events (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
                             [(name, e.user_id, e.tenant_id, json.dumps(e.to_dict(), ensure_ascii=False)) for e in events])
+
+    def import_events(self, name: str, events: list[AuditEvent]) -> None:
+        """Append copied events (a migration) as they are, their ``seq`` included."""
+        self.append_events(name, events)
 
     def writes(self) -> list[AuditEvent]:
         return self._events("writes")

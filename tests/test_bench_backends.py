@@ -1,0 +1,49 @@
+"""The backend benchmark at toy sizes: every field reported, targets judged, nothing lost under load.
+
+Timings are never asserted (they depend on the machine); the shape, the counts and the shared
+run's bookkeeping (acknowledged vs stored, errors) are.
+"""
+from __future__ import annotations
+
+from v2_memory.cli import main
+from v2_memory.evaluation import bench_backends
+
+
+def test_a_tiny_run_reports_every_backend_size_and_target(tmp_path):
+    report = bench_backends.run_backend_benchmark(["json", "sqlite"], [100, 200], per_user=50, queries=5,
+                                                  writers=2, readers=1, seconds=1.0)
+    assert [(r["backend"], r["records"], r["users"]) for r in report["sizes"]] == [
+        ("json", 100, 2), ("json", 200, 4), ("sqlite", 100, 2), ("sqlite", 200, 4)]
+    for row in report["sizes"]:
+        for part in (row["bare"]["first_search"], row["bare"]["warm_search"], row["bare"]["add"],
+                     row["governed"]["add"], row["governed"]["build_context"]):
+            assert part["n"] > 0 and 0 < part["median_ms"] <= part["p95_ms"]
+    json_run, sqlite_run = report["shared"]
+    assert (json_run["writers"], json_run["readers"], json_run["mode"]) == (1, 0, "single writer")
+    assert (sqlite_run["writers"], sqlite_run["readers"]) == (2, 1)
+    for run in report["shared"]:
+        assert run["acknowledged"] > 0 and run["lost"] == 0 and run["errors"] == 0, run["first_errors"]
+    assert sqlite_run["reads_per_s"] > 0
+    names = [t["name"] for t in report["targets"]]
+    assert "sqlite 200: warm per-user search median" in names and "sqlite 200: build_context vs 100" in names
+    assert all(isinstance(t["passed"], bool) for t in report["targets"])
+    text = bench_backends.format_backend_report(report)
+    assert "shared run" in text and "sqlite: 2 writers + 1 readers" in text and ("PASS" in text or "FAIL" in text)
+
+
+def test_lost_writes_are_counted_when_an_acknowledged_record_is_missing(tmp_path):
+    """The bookkeeping itself: a writer that says it stored ids 1..3 when only 1 and 2 exist lost one."""
+    from v2_memory import MemoryManager, Message
+
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        ids = [memory.add(Message("user", f"记录 {n} note", "w")).record_id for n in range(2)]
+    results = [{"role": "writer", "acked": ids + [99], "latencies": [0.001] * 3, "errors": []}]
+    summary = bench_backends._shared_summary("sqlite", path, 1, 0, 1.0, results)
+    assert (summary["acknowledged"], summary["lost"], summary["errors"]) == (3, 1, 0)
+
+
+def test_bench_backend_is_a_bench_option(capsys):
+    assert main(["bench", "--backend", "sqlite", "--sizes", "50", "--records-per-user", "25", "--queries", "3",
+                 "--writers", "1", "--readers", "1", "--load-seconds", "0.5", "--json"]) == 0
+    assert '"shared"' in capsys.readouterr().out

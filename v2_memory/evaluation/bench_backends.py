@@ -1,0 +1,303 @@
+"""The backend benchmark behind ``python -m v2_memory bench --backend json|sqlite``.
+
+``bench.py`` measures the record index against the article's scan; this measures the *storage*:
+what each backend costs for the same work, bare and governed, alone and shared. Per size (the
+same records per user at every size, so a user's own data stays the same while the store grows):
+
+1. fill: every message as a record with its ledger row, 1,000 per transaction (a bulk load:
+   filling 100,000 through the whole write policy would take longer than the rest together);
+2. reopen: ``open_storage`` on the closed store, in this process;
+3. bare store: a user's first search (builds that user's index), warm search, and an atomic
+   ``add`` (``with storage.transaction(): records.add(...)``: one commit each);
+4. governed: ``MemoryManager.add`` and ``MemoryManager.build_context`` (one commit each, read log
+   and usage included), next to the bare numbers.
+
+Then a shared run on the largest size: writer and reader processes on one store for some seconds
+(SQLite: several of each; JSON: one process, since a JSON store has one writer and its files are
+not readable live by others). Each writer counts the adds it was acknowledged; at the end every
+acknowledged record id must be in the store (lost writes), and every exception is an error.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from time import perf_counter
+from typing import Any, Callable, Sequence
+
+from ..manager import MemoryManager
+from ..messages import Message
+from ..storage.backends import open_storage
+from ..storage.ledger import scope_key
+from ..tables import format_table
+from .chat_corpus import generate_messages, generate_queries
+
+__all__ = ["run_backend_benchmark", "format_backend_report", "add_arguments", "run_from_args", "shared_run"]
+
+SUFFIX = {"json": "memory_store.json", "sqlite": "memory.sqlite3"}
+FILL_CHUNK = 1_000  # adds per transaction while filling
+
+
+def _latency(seconds: Sequence[float]) -> dict[str, float]:
+    """Median and 95th percentile (nearest rank) in milliseconds."""
+    ordered = sorted(seconds)
+    p95 = ordered[max(0, math.ceil(0.95 * len(ordered)) - 1)]
+    return {"n": len(ordered), "median_ms": statistics.median(ordered) * 1e3, "p95_ms": p95 * 1e3}
+
+
+def _timed(calls: Sequence[Any], function: Callable[[Any], Any]) -> dict[str, float]:
+    seconds = []
+    for call in calls:
+        start = perf_counter()
+        function(call)
+        seconds.append(perf_counter() - start)
+    return _latency(seconds)
+
+
+# -- 1. fill and 2. reopen ------------------------------------------------------------------------
+def _fill(path: Path, messages: list[tuple[str, str, str]]) -> float:
+    """Bulk-load: each record with the ledger row governance gives a user's message, ``FILL_CHUNK``
+    per transaction (the timed governed adds below then run the whole write policy)."""
+    start = perf_counter()
+    storage = open_storage(path)
+    try:
+        for first in range(0, len(messages), FILL_CHUNK):
+            with storage.transaction():
+                for user, role, content in messages[first:first + FILL_CHUNK]:
+                    record = storage.records.add(user, role, content, source="user_input")
+                    storage.ledger.register(record["record_id"], scope_key(user), verified=role == "user",
+                                            base_weight=1.0 if role == "user" else 0.01)
+    finally:
+        storage.close()
+    return perf_counter() - start
+
+
+def _reopen(path: Path) -> tuple[Any, float]:
+    start = perf_counter()
+    storage = open_storage(path)
+    return storage, perf_counter() - start
+
+
+# -- 3. the bare store and 4. the governed path ---------------------------------------------------
+def _bare(storage: Any, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int) -> dict:
+    records = storage.records
+    first_users = list(dict.fromkeys(user for user, _ in calls))  # every queried user: warm means warm
+    first = _timed(first_users, lambda user: records.search(calls[0][1], user, top_k=top_k))
+    warm = _timed(calls, lambda call: records.search(call[1], call[0], top_k=top_k))
+
+    def add(message: tuple[str, str, str]) -> None:
+        with storage.transaction():
+            records.add(message[0], message[1], message[2])
+
+    return {"first_search": first, "warm_search": warm, "add": _timed(adds, add)}
+
+
+def _governed(path: Path, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int) -> dict:
+    with MemoryManager(store_path=path) as memory:
+        for user, query in calls:  # warm: every queried user's index and tracks loaded once
+            memory.build_context(query, user, top_k=top_k)
+        context = _timed(calls, lambda call: memory.build_context(call[1], call[0], top_k=top_k))
+        add = _timed(adds, lambda m: memory.add(Message(m[1], m[2], m[0])))
+    return {"build_context": context, "add": add}
+
+
+def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: int, seed: int, folder: Path,
+                progress: Callable[[str], None]) -> dict:
+    users = max(1, count // per_user)
+    messages = generate_messages(count, users, seed)
+    calls = generate_queries(queries, users, seed)
+    adds = [(user, "user", f"{query} 新增") for user, query in generate_queries(queries, users, seed + 1)]
+    path = folder / f"{count}" / SUFFIX[backend]
+    progress(f"{backend} {count:,} records ({users} users): fill")
+    fill_s = _fill(path, messages)
+    progress(f"{backend} {count:,}: reopen, bare store, governed path")
+    storage, reopen_s = _reopen(path)
+    try:
+        bare = _bare(storage, calls, adds, top_k)
+    finally:
+        storage.close()
+    governed = _governed(path, calls, adds, top_k)
+    return {"backend": backend, "records": count, "users": users, "fill_s": fill_s, "reopen_s": reopen_s,
+            "bare": bare, "governed": governed, "path": str(path)}
+
+
+# -- the shared run -----------------------------------------------------------------------------
+def _writer(path: str, user: str, start_at: float, seconds: float, out: Any) -> None:
+    acked, latencies, errors = [], [], []
+    with MemoryManager(store_path=path) as memory:
+        _wait(start_at)
+        n = 0
+        while time.time() < start_at + seconds:
+            n += 1
+            begin = perf_counter()
+            try:
+                result = memory.add(Message("user", f"写入 {n} 记录 note {n}", user))
+                if result.record_id is not None:
+                    acked.append(result.record_id)
+            except Exception as exc:  # every failure is counted, none stops the run
+                errors.append(f"{type(exc).__name__}: {exc}")
+            latencies.append(perf_counter() - begin)
+    out.put({"role": "writer", "user": user, "acked": acked, "latencies": latencies, "errors": errors})
+
+
+def _reader(path: str, users: list[str], queries: list[str], start_at: float, seconds: float, out: Any) -> None:
+    latencies, errors = [], []
+    with MemoryManager(store_path=path) as memory:
+        _wait(start_at)
+        n = 0
+        while time.time() < start_at + seconds:
+            begin = perf_counter()
+            try:
+                memory.build_context(queries[n % len(queries)], users[n % len(users)])
+            except Exception as exc:
+                errors.append(f"{type(exc).__name__}: {exc}")
+            latencies.append(perf_counter() - begin)
+            n += 1
+    out.put({"role": "reader", "latencies": latencies, "errors": errors})
+
+
+def _wait(start_at: float) -> None:
+    time.sleep(max(0.0, start_at - time.time()))
+
+
+def shared_run(backend: str, path: Path, writers: int, readers: int, seconds: float,
+               users: list[str], queries: list[str]) -> dict:
+    """Writer and reader processes on one store (JSON: one writer, no readers; see the docstring)."""
+    if backend == "json":
+        writers, readers = 1, 0
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter each: no inherited connection
+    out = context.Queue()
+    start_at = time.time() + 3.0 + 0.3 * (writers + readers)  # every process opened before the clock starts
+    processes = [context.Process(target=_writer, args=(str(path), f"writer-{i}", start_at, seconds, out))
+                 for i in range(writers)]
+    processes += [context.Process(target=_reader, args=(str(path), users, queries, start_at, seconds, out))
+                  for _ in range(readers)]
+    for process in processes:
+        process.start()
+    results = [out.get(timeout=seconds + 120) for _ in processes]
+    for process in processes:
+        process.join(timeout=30)
+    return _shared_summary(backend, path, writers, readers, seconds, results)
+
+
+def _shared_summary(backend: str, path: Path, writers: int, readers: int, seconds: float, results: list) -> dict:
+    storage = open_storage(path)
+    try:
+        acked = [rid for r in results if r["role"] == "writer" for rid in r["acked"]]
+        lost = sum(1 for rid in acked if storage.records.get(rid) is None)
+    finally:
+        storage.close()
+    add_s = [s for r in results if r["role"] == "writer" for s in r["latencies"]]
+    read_s = [s for r in results if r["role"] == "reader" for s in r["latencies"]]
+    errors = [e for r in results for e in r["errors"]]
+    return {"backend": backend, "writers": writers, "readers": readers, "seconds": seconds,
+            "mode": "single writer" if backend == "json" else f"{writers} writers + {readers} readers",
+            "acknowledged": len(acked), "lost": lost, "errors": len(errors), "first_errors": errors[:3],
+            "adds_per_s": len(add_s) / seconds, "reads_per_s": len(read_s) / seconds,
+            "add": _latency(add_s) if add_s else None, "read": _latency(read_s) if read_s else None}
+
+
+# -- the run, its targets and its report ----------------------------------------------------------
+def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_user: int = 100, queries: int = 200,
+                          top_k: int = 3, seed: int = 0, writers: int = 4, readers: int = 4, seconds: float = 10.0,
+                          progress: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+    """Every size on every backend, then the shared run on the largest size of each."""
+    rows, shared = [], []
+    with tempfile.TemporaryDirectory(prefix="v2_memory_bench_backends_") as folder:
+        for backend in backends:
+            results = [_bench_size(backend, count, per_user, queries, top_k, seed, Path(folder) / backend, progress)
+                       for count in sizes]
+            rows += results
+            largest = max(results, key=lambda r: r["records"])
+            users = sorted({user for user, _ in generate_queries(queries, largest["users"], seed)})
+            progress(f"{backend}: shared run for {seconds:g} s")
+            shared.append(shared_run(backend, Path(largest["path"]), writers, readers, seconds, users,
+                                     [query for _, query in generate_queries(20, largest["users"], seed)]))
+    for row in rows:
+        row.pop("path")
+    settings = {"backends": list(backends), "sizes": list(sizes), "records_per_user": per_user, "queries": queries,
+                "top_k": top_k, "seed": seed, "fsync": False}
+    return {"settings": settings, "sizes": rows, "shared": shared, "targets": _targets(rows, shared)}
+
+
+def _targets(rows: list[dict], shared: list[dict]) -> list[dict[str, Any]]:
+    """The issue's targets, on the largest size of each backend (those that name one backend, on it)."""
+    def target(name: str, value: float, unit: str, limit: float) -> dict[str, Any]:
+        return {"name": name, "value": value, "unit": unit, "op": "<=", "limit": limit, "passed": value <= limit}
+
+    found = []
+    for backend in dict.fromkeys(r["backend"] for r in rows):
+        mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["records"])
+        small, large = mine[0], mine[-1]
+        at = f"{backend} {large['records']:,}"
+        if backend == "sqlite":
+            found.append(target(f"{at}: warm per-user search median", large["bare"]["warm_search"]["median_ms"], "ms", 2.0))
+            found.append(target(f"{at}: store add p50", large["bare"]["add"]["median_ms"], "ms", 2.0))
+        found.append(target(f"{at}: reopen", large["reopen_s"], "s", 3.0))
+        context = large["governed"]["build_context"]["median_ms"]
+        found.append(target(f"{at}: governed build_context median", context, "ms", 1.5))
+        if len(mine) > 1:
+            ratio = context / small["governed"]["build_context"]["median_ms"]
+            found.append(target(f"{at}: build_context vs {small['records']:,}", ratio, "x", 1.5))
+        found.append(target(f"{at}: governed add median (no fsync)", large["governed"]["add"]["median_ms"], "ms", 0.3))
+    for run in shared:
+        found.append(target(f"{run['backend']} shared ({run['mode']}): lost writes", run["lost"], "", 0))
+        found.append(target(f"{run['backend']} shared ({run['mode']}): errors", run["errors"], "", 0))
+    return found
+
+
+def _ms(part: dict | None) -> str:
+    return "-" if part is None else f"{part['median_ms']:.3f} / {part['p95_ms']:.3f}"
+
+
+def format_backend_report(report: dict[str, Any]) -> str:
+    """Three tables (per size; shared run; targets), medians / p95 in milliseconds."""
+    s = report["settings"]
+    lines = [f"v2_memory bench --backend: {s['records_per_user']} records per user, {s['queries']} queries, "
+             f"top_k={s['top_k']}, seed {s['seed']}, fsync off; cells are median / p95 ms", ""]
+    lines += format_table(
+        ["backend", "records", "reopen s", "1st search", "warm search", "store add", "governed add", "build_context"],
+        [[r["backend"], f"{r['records']:,}", f"{r['reopen_s']:.3f}", _ms(r["bare"]["first_search"]),
+          _ms(r["bare"]["warm_search"]), _ms(r["bare"]["add"]), _ms(r["governed"]["add"]),
+          _ms(r["governed"]["build_context"])] for r in report["sizes"]], "lrrrrrrr")
+    lines += [""] + format_table(
+        ["shared run", "seconds", "adds/s", "reads/s", "add ms", "read ms", "acked", "lost", "errors"],
+        [[f"{r['backend']}: {r['mode']}", f"{r['seconds']:g}", f"{r['adds_per_s']:.0f}", f"{r['reads_per_s']:.0f}",
+          _ms(r["add"]), _ms(r["read"]), str(r["acknowledged"]), str(r["lost"]), str(r["errors"])]
+         for r in report["shared"]], "lrrrrrrrr")
+    lines += [""] + format_table(["target", "value", "target", "result"],
+                                 [[t["name"], f"{t['value']:.2f} {t['unit']}".strip(), f"<= {t['limit']:g} {t['unit']}".strip(),
+                                   "PASS" if t["passed"] else "FAIL"] for t in report["targets"]], "lrrl")
+    return "\n".join(lines)
+
+
+# -- the command (``bench --backend``; bench.py hands over here) ----------------------------------
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--backend", action="append", choices=["json", "sqlite"],
+                        help="benchmark this storage backend instead (repeat for both): bare vs governed, "
+                             "reopen, and a multi-process run (example: bench --backend sqlite --sizes 1000,10000)")
+    parser.add_argument("--records-per-user", type=int, default=100, help="with --backend: user size (default: 100)")
+    parser.add_argument("--load-seconds", type=float, default=10.0, help="with --backend: shared run length (default: 10)")
+    parser.add_argument("--writers", type=int, default=4, help="with --backend: writer processes on SQLite (default: 4)")
+    parser.add_argument("--readers", type=int, default=4, help="with --backend: reader processes on SQLite (default: 4)")
+
+
+def run_from_args(args: argparse.Namespace) -> int:
+    """``bench --backend ...``: the report on stdout (JSON with --json), progress on stderr."""
+    import json
+    import sys
+
+    report = run_backend_benchmark(args.backend, args.sizes, per_user=args.records_per_user, queries=args.queries,
+                                   top_k=args.top_k, seed=args.seed, writers=args.writers, readers=args.readers,
+                                   seconds=args.load_seconds,
+                                   progress=lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
+    if args.out is not None:
+        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else format_backend_report(report))
+    failed = any(not t["passed"] for t in report["targets"])
+    lost = any(run["lost"] or run["errors"] for run in report["shared"])
+    return 1 if lost or (args.strict and failed) else 0
