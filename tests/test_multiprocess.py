@@ -69,3 +69,21 @@ def test_writers_and_readers_share_one_sqlite_store(tmp_path):
         assert len({r["record_id"] for r in memory.store.all_records()}) == 2 * count * len(names)
         events = [e for e in memory.audit.writes() if e.kind == "write"]
         assert len(events) == 2 * count * len(names)  # every add logged exactly once
+
+
+def test_a_process_opening_a_new_sqlite_store_while_another_fills_it_is_not_refused(tmp_path):
+    """Process A finds the file empty; before A reads it, process B creates the tables and adds a
+    record. A must open normally: records and ledger live in one file and cannot go missing apart."""
+    from v2_memory import MemoryManager, Message
+    from v2_memory.storage.contract import Storage
+    from v2_memory.storage.database import StateDatabase
+    from v2_memory.storage.sqlite_store import SqliteAuditLog, SqliteVectorStore
+
+    path = tmp_path / "memory.sqlite3"
+    early = StateDatabase(path)  # A: the file did not exist, so this open "created" it
+    assert early.created
+    with MemoryManager(store_path=path) as other:  # B fills it meanwhile
+        other.add(Message("user", "我周五下午有空", "alice"))
+    storage = Storage(SqliteVectorStore(early, scorer=None), early, SqliteAuditLog(early))  # type: ignore[arg-type]
+    assert [r["content"] for r in storage.records.records("alice")] == ["我周五下午有空"]
+    storage.close()

@@ -94,7 +94,12 @@ class Storage:
 
     # -- opening -------------------------------------------------------------------------------
     def _check_consistent(self, adopt_store: bool) -> None:
-        """A state database and a store belong together; one missing beside the other is an error."""
+        """A state database and a store belong together; one missing beside the other is an error.
+
+        Records kept inside the state database (SQLite) cannot go missing apart from it; there the
+        check is skipped, since another process may fill a database this open found empty."""
+        if self.records_in_database:
+            return
         store_new = getattr(self.records, "created", False)
         store_path = getattr(self.records, "path", None)
         mark = self.db.meta(COMMIT_MARK)
