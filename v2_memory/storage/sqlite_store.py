@@ -82,10 +82,10 @@ class SqliteVectorStore:
         core = {"user_id", "tenant_id", "role", "content", "index_text"}
         extra = json.dumps({k: v for k, v in fields.items() if k not in core}, ensure_ascii=False, allow_nan=False)
         with self._lock, self.db.transaction():
-            self.db.execute("INSERT INTO records (scope, user_id, tenant_id, role, content, index_text, extra) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (scope_key(user_id, tenant_id), user_id, tenant_id, role,
-                                                             content, fields.get("index_text"), extra))
-            record_id = self.db.fetchone("SELECT last_insert_rowid()")[0]
+            record_id = self.db.insert_id("INSERT INTO records (scope, user_id, tenant_id, role, content, index_text, "
+                                          "extra) VALUES (?, ?, ?, ?, ?, ?, ?)", "record_id",
+                                          (scope_key(user_id, tenant_id), user_id, tenant_id, role, content,
+                                           fields.get("index_text"), extra))
             record = {"record_id": record_id, **fields}
             self._extend_cache((tenant_id, user_id), record)
             return dict(record)
@@ -167,8 +167,7 @@ class SqliteVectorStore:
     @property
     def last_id(self) -> int:
         """The highest record id handed out so far (0 for none); ids are never reused."""
-        row = self.db.fetchone("SELECT seq FROM sqlite_sequence WHERE name = 'records'")
-        return row[0] if row else 0
+        return self.db.last_id("records", "record_id")
 
     def __len__(self) -> int:
         return self.db.fetchone("SELECT count(*) FROM records")[0]
@@ -252,7 +251,7 @@ class SqliteAuditLog:
             try:
                 events.append(AuditEvent.from_dict(json.loads(raw)))
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise StoreCorruptError(f"event {seq}: unreadable audit event ({exc})", path=self.db.path or ":memory:") from exc
+                raise StoreCorruptError(f"event {seq}: unreadable audit event ({exc})", path=self.db.where) from exc
         return events
 
     def seqs(self, name: str) -> set[int]:
