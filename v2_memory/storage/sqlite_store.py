@@ -1,5 +1,8 @@
 """SQLite backend: records and audit events as tables of the one state database file.
 
+(The PostgreSQL backend uses these same two classes over a ``PostgresDatabase``: they speak only
+the database API, so the per-user cache below works unchanged on a server.)
+
 ``JsonVectorStore`` keeps every record in memory and appends to a file only this process writes.
 Here the table is the truth and many processes share it (WAL: readers never block the writer,
 writers take turns with ``BEGIN IMMEDIATE``). What stays in memory is a per-user *cache*: that
