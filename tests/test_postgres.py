@@ -160,3 +160,11 @@ def test_no_server_skips_with_a_reason_unless_required(required):
         assert run.returncode == 1 and "1 failed" in run.stdout and "V2_MEMORY_REQUIRE_POSTGRES=1" in run.stdout
     else:
         assert run.returncode == 0 and "1 skipped" in run.stdout and "2 passed" in run.stdout
+
+
+@pytest.mark.parametrize("source, target", [("postgresql:///db", "m.sqlite3"), ("m.json", "postgres://u@h/db")])
+def test_migrate_says_plainly_that_it_does_not_reach_postgres_yet(source, target, tmp_path):
+    from v2_memory.storage.migrate import migrate
+
+    with pytest.raises(ValueError, match="PostgreSQL is not supported yet"):
+        migrate(source if "://" in source else tmp_path / source, target if "://" in target else tmp_path / target)
