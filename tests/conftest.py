@@ -1,6 +1,8 @@
 """Shared fixtures: a fake clock and store factories for every backend."""
 from __future__ import annotations
 
+import os
+import uuid
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -25,3 +27,66 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+# -- PostgreSQL: a real server when one is reachable -------------------------------------------------
+# V2_MEMORY_PG_URL names a database the tests may create schemas in (default: the local socket);
+# without a server the postgres tests skip, unless V2_MEMORY_REQUIRE_POSTGRES=1 (CI) makes that a failure.
+PG_URL = os.environ.get("V2_MEMORY_PG_URL", "postgresql:///v2_memory_test")
+_pg_problem: list[str] = []  # why the server cannot be used, once known ("" for: it can)
+
+
+def postgres_url() -> str:
+    """The test server's URL, or skip (fail, when required) saying why there is none."""
+    if not _pg_problem:
+        try:
+            import psycopg
+
+            psycopg.connect(PG_URL, connect_timeout=3).close()
+            _pg_problem.append("")
+        except Exception as exc:  # ImportError, or any connection failure: the reason is the message
+            _pg_problem.append(f"no PostgreSQL server for the tests at V2_MEMORY_PG_URL ({exc.__class__.__name__}: "
+                               f"{str(exc).strip()[:200]}); set V2_MEMORY_PG_URL, or pip install '.[postgres]'")
+    if _pg_problem[0]:
+        if os.environ.get("V2_MEMORY_REQUIRE_POSTGRES") == "1":
+            pytest.fail(_pg_problem[0] + " (required: V2_MEMORY_REQUIRE_POSTGRES=1)")
+        pytest.skip(_pg_problem[0])
+    return PG_URL
+
+
+class PostgresSchema:
+    """A fresh schema on the test server; ``url`` opens a store in it, ``reset()`` empties it."""
+
+    def __init__(self) -> None:
+        import psycopg
+
+        self.name = f"v2m_test_{uuid.uuid4().hex[:12]}"
+        base = postgres_url()
+        self.url = f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{self.name}"
+        self._admin = psycopg.connect(base, autocommit=True)
+        self._admin.execute(f"CREATE SCHEMA {self.name}")
+
+    def reset(self) -> None:
+        self._admin.execute(f"DROP SCHEMA {self.name} CASCADE")
+        self._admin.execute(f"CREATE SCHEMA {self.name}")
+
+    def dump(self) -> bytes:
+        """Every row of every table in the schema, as text: what "on disk" means on a server."""
+        tables = [row[0] for row in self._admin.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s", (self.name,))]
+        return b"".join(str(row[0]).encode("utf-8") for table in tables
+                        for row in self._admin.execute(f'SELECT t::text FROM {self.name}."{table}" t'))
+
+    def execute(self, sql: str, args: tuple = ()) -> None:
+        self._admin.execute(sql.replace("{schema}", self.name), args)
+
+    def drop(self) -> None:
+        self._admin.execute(f"DROP SCHEMA IF EXISTS {self.name} CASCADE")
+        self._admin.close()
+
+
+@pytest.fixture
+def pg_schema():
+    schema = PostgresSchema()
+    yield schema
+    schema.drop()

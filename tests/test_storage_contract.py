@@ -14,23 +14,26 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FakeClock
+from conftest import FakeClock, PostgresSchema
 from v2_memory import GovernancePolicy, MemoryManager, Message
 from v2_memory.errors import StoreCorruptError, StoreError, StoreInconsistentError, StoreLockedError
 from v2_memory.governance.decay import DecayRates
 from v2_memory.storage.database import CHUNK, StateDatabase
 
-BACKENDS = ["json", "sqlite"]
+BACKENDS = ["json", "sqlite", "postgres"]  # postgres: a fresh schema on the test server (skips without one)
 
 
 class Backend:
-    """Opens managers on one backend in one folder; ``reopen`` is a process restart."""
+    """Opens managers on one backend in one folder (or one server schema); ``reopen`` is a process restart."""
 
-    def __init__(self, name: str, folder: Path) -> None:
-        self.name, self.folder = name, folder
+    def __init__(self, name: str, folder: Path, schema: PostgresSchema | None = None) -> None:
+        self.name, self.folder, self.schema = name, folder, schema
+        self.in_database = name in ("sqlite", "postgres")  # records and logs are tables of the state database
 
     @property
-    def target(self) -> Path:
+    def target(self) -> Path | str:
+        if self.schema is not None:
+            return self.schema.url
         return self.folder / {"json": "memory_store.json", "sqlite": "memory.sqlite3"}[self.name]
 
     def open(self, **options) -> MemoryManager:
@@ -39,14 +42,25 @@ class Backend:
     def files(self) -> list[Path]:
         return [p for p in self.folder.rglob("*") if p.is_file()]
 
+    def reset(self) -> None:
+        """Start over with no store at all."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.schema is not None:
+            self.schema.reset()
+
 
 @pytest.fixture(params=BACKENDS)
-def backend(request, tmp_path) -> Backend:
-    return Backend(request.param, tmp_path / request.param)
+def backend(request, tmp_path):
+    schema = PostgresSchema() if request.param == "postgres" else None
+    yield Backend(request.param, tmp_path / request.param, schema)
+    if schema is not None:
+        schema.drop()
 
 
 def _bytes_on_disk(backend: Backend) -> bytes:
-    return b"".join(p.read_bytes() for p in backend.files())
+    """Every byte the store keeps: its files, and on a server every row of its tables."""
+    rows = backend.schema.dump() if backend.schema is not None else b""
+    return b"".join(p.read_bytes() for p in backend.files()) + rows
 
 
 # -- restart ---------------------------------------------------------------------------------------
@@ -92,7 +106,7 @@ def _contexts(memory: MemoryManager) -> list[str]:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(ops=st.lists(step, max_size=25))
 def test_build_context_after_a_restart_is_what_it_was_before(backend, ops):
-    shutil.rmtree(backend.folder, ignore_errors=True)
+    backend.reset()
     clock = FakeClock()
     with backend.open(clock=clock, governance=NO_USAGE, window_size=3) as memory:
         for user in USERS:
@@ -183,10 +197,14 @@ def test_erase_completes_through_a_damaged_log_line_and_reports_it(backend, cloc
         log.write_bytes(b"\n".join(lines))
         where, damaged = "line 3", (f"{log}:3",)
     else:  # the logs are a table: damage one event's JSON, keep its owner column
-        db = sqlite3.connect(backend.target)
-        db.execute("UPDATE audit_events SET event = '{\"kind\": \"write\", secret-1 broken' WHERE seq = 3")
-        db.commit()
-        db.close()
+        broken = "UPDATE {schema}audit_events SET event = '{\"kind\": \"write\", secret-1 broken' WHERE seq = 3"
+        if backend.schema is not None:
+            backend.schema.execute(broken.replace("{schema}", "{schema}."))
+        else:
+            db = sqlite3.connect(backend.target)
+            db.execute(broken.replace("{schema}", ""))
+            db.commit()
+            db.close()
         where, damaged = "event 3", ()
     with backend.open(clock=clock) as memory:
         with pytest.raises(StoreCorruptError, match=where):
@@ -206,7 +224,7 @@ def test_an_interrupted_erasure_is_all_or_nothing(backend, clock, monkeypatch):
             patch.setattr(type(memory.storage.audit), "erase", _boom)  # dies after the commit, before the logs
             with pytest.raises(OSError):
                 memory.erase_user("guest")
-        if backend.name == "sqlite":  # one transaction: the failure rolled all of it back
+        if backend.in_database:  # one transaction: the failure rolled all of it back
             assert memory.store.records("guest") != [] and memory.recent_messages("guest") != []
             memory.erase_user("guest")
         else:

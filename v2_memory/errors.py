@@ -17,7 +17,8 @@ class StoreError(V2MemoryError):
     """Something is wrong with a store file; ``path`` names it."""
 
     def __init__(self, message: str, *, path: Path | str | None = None) -> None:
-        self.path = Path(path) if path is not None else None
+        # A server's URL (masked) stays a string: a Path would fold its "//".
+        self.path = path if isinstance(path, str) and "://" in path else Path(path) if path is not None else None
         prefix = f"{self.path}: " if self.path is not None else ""
         super().__init__(prefix + message)
 

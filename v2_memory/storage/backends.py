@@ -2,6 +2,7 @@
 
     MemoryManager(store_path="memory_store.json")        the article's JSON Lines file + a state database beside it
     MemoryManager(store_path="memory.sqlite3")           SQLite: one file, many processes (also sqlite:///path)
+    MemoryManager(store_path="postgresql://user:pass@host/db")   PostgreSQL (also postgres://), extra ``postgres``
     MemoryManager(store_path=None)                       everything in memory
 
 What each guarantees:
@@ -11,6 +12,9 @@ What each guarantees:
 - **SQLite**: records, ledger, tracks and logs in one database, one ``COMMIT`` per operation; any
   number of processes read and write it (WAL, writers take turns); each sees the others' writes
   on its next call.
+- **PostgreSQL**: the SQLite backend's tables on a server (``postgres.py``): the same single
+  ``COMMIT`` per operation, writers take turns under an advisory lock, any number of processes
+  on any number of machines.
 """
 from __future__ import annotations
 
@@ -21,20 +25,25 @@ from typing import Any
 from .audit_log import AuditLog
 from .contract import Storage
 from .database import StateDatabase
+from .postgres import URL_SCHEMES
 
-__all__ = ["open_storage", "json_storage", "sqlite_storage", "backend_of", "SQLITE_SUFFIXES"]
+__all__ = ["open_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "SQLITE_SUFFIXES"]
 
 SQLITE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
 
 
-def backend_of(target: Path | str | None) -> tuple[str, Path | None]:
-    """Which backend a store argument names, and its path: ``("json" | "sqlite", path)``."""
+def backend_of(target: Path | str | None) -> tuple[str, Path | str | None]:
+    """Which backend a store argument names, and its path (a URL for PostgreSQL):
+    ``("json" | "sqlite" | "postgres", path)``."""
     if target is None:
         return "json", None
+    if isinstance(target, str) and target.startswith(URL_SCHEMES):
+        return "postgres", target
     if isinstance(target, str) and target.startswith("sqlite:///"):
         return "sqlite", Path(target[len("sqlite:///"):])  # sqlite:///rel/path, sqlite:////abs/path
     if isinstance(target, str) and "://" in target:
-        raise ValueError(f"unknown store URL scheme in {target.split('://')[0]!r}://...; use a path, or sqlite:///path")
+        raise ValueError(f"unknown store URL scheme in {target.split('://')[0]!r}://...; use a path, "
+                         "sqlite:///path or postgresql://user@host/db")
     path = Path(target)
     return ("sqlite" if path.suffix.lower() in SQLITE_SUFFIXES else "json"), path
 
@@ -43,6 +52,10 @@ def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any 
                  ledger_path: Path | str | None = None, adopt_store: bool = False) -> Storage:
     """Open the storage ``target`` names (see the module docstring)."""
     backend, path = backend_of(target)
+    if backend == "postgres":
+        if ledger_path is not None:
+            raise ValueError("a PostgreSQL store keeps its ledger in the same database; drop ledger_path")
+        return postgres_storage(str(path), fsync=fsync, scorer=scorer)
     if backend == "sqlite":
         if ledger_path is not None:
             raise ValueError("a SQLite store keeps its ledger inside the same file; drop ledger_path")
@@ -66,6 +79,21 @@ def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None)
         db.close()
         raise
     storage.backend = "sqlite"
+    return storage
+
+
+def postgres_storage(url: str, *, fsync: bool = False, scorer: Any = None) -> Storage:
+    """Everything in one PostgreSQL database (or schema): the SQLite backend's tables on a server."""
+    from .postgres import PostgresDatabase
+    from .sqlite_store import SqliteAuditLog, SqliteVectorStore
+
+    db = PostgresDatabase(url, fsync=fsync)
+    try:
+        storage = Storage(SqliteVectorStore(db, scorer=scorer), db, SqliteAuditLog(db))  # type: ignore[arg-type]
+    except BaseException:
+        db.close()
+        raise
+    storage.backend = "postgres"
     return storage
 
 

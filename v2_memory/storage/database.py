@@ -54,8 +54,11 @@ class StateDatabase:
             raise StoreCorruptError(f"not a readable v2_memory state database ({exc})", path=self._where) from exc
 
     @property
-    def _where(self) -> Path | str:
+    def where(self) -> Path | str:
+        """What error messages name: the file, or ``:memory:``."""
         return self.path if self.path is not None else ":memory:"
+
+    _where = where
 
     def _connect(self, fsync: bool) -> sqlite3.Connection:
         if self.read_only:
@@ -144,6 +147,16 @@ class StateDatabase:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         with self.transaction():
             self._translate(lambda: self._db.executemany(sql, rows))
+
+    def insert_id(self, sql: str, column: str, args: Sequence[Any] = ()) -> int:
+        """Run one ``INSERT`` into a table whose ``column`` numbers its rows; return the new number."""
+        with self.transaction():
+            return self._translate(lambda: self._db.execute(sql, args).lastrowid)
+
+    def last_id(self, table: str, column: str) -> int:
+        """The highest number ``table``'s ``column`` has handed out (0 for none), even if since deleted."""
+        row = self.fetchone("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+        return row[0] if row else 0
 
     def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:

@@ -53,7 +53,8 @@ class Ledger:
     """Governance state in tables of a ``StateDatabase`` (its own, in memory, when given a path of None)."""
 
     def __init__(self, db: StateDatabase | Path | str | None = None, *, read_only: bool = False) -> None:
-        self.db = db if isinstance(db, StateDatabase) else StateDatabase(db, read_only=read_only)
+        # A path (or None) opens a state database of its own; anything else is one already open (SQLite or PostgreSQL).
+        self.db = StateDatabase(db, read_only=read_only) if db is None or isinstance(db, (str, Path)) else db
         self.path = self.db.path
         self.db.ensure(_SCHEMA)
         self._check_version()
@@ -76,8 +77,12 @@ class Ledger:
         with self.db.transaction():
             for table in ("identifiers", "facts"):
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
+            # An upsert that resets every column (SQLite's INSERT OR REPLACE, in SQL PostgreSQL speaks too).
             self.db.execute(
-                "INSERT OR REPLACE INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?)",
+                "INSERT INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (record_id) DO UPDATE SET scope = excluded.scope, verified = excluded.verified, "
+                "base_weight = excluded.base_weight, isolated = excluded.isolated, usage = 1.0, conflict = 1.0, "
+                "miss_streak = 0, superseded_by = NULL",
                 (record_id, scope, int(verified), base_weight, int(isolated)),
             )
 
@@ -125,7 +130,7 @@ class Ledger:
     def index_identifiers(self, record_id: int, scope: str, identifiers: Iterable[str]) -> None:
         """Remember which identifiers (CS201, v2.3.1, ...) a record names, for exact matching."""
         with self.db.transaction():
-            self.db.executemany("INSERT OR IGNORE INTO identifiers VALUES (?, ?, ?)",
+            self.db.executemany("INSERT INTO identifiers VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                                  [(record_id, scope, ident) for ident in identifiers])
 
     def identifiers_of(self, record_ids: Iterable[int]) -> dict[int, set[str]]:
@@ -153,7 +158,8 @@ class Ledger:
             self.db.execute(
                 "INSERT INTO facts VALUES (?, ?, ?, ?, 'pending', ?, ?) "
                 "ON CONFLICT (scope, key, value) DO UPDATE SET record_id = excluded.record_id, "
-                "status = CASE WHEN status = 'superseded' OR polarity != excluded.polarity THEN 'pending' ELSE status END, "
+                "status = CASE WHEN facts.status = 'superseded' OR facts.polarity != excluded.polarity THEN 'pending' "
+                "ELSE facts.status END, "
                 "polarity = excluded.polarity",
                 (scope, declaration.key, declaration.value, declaration.polarity, record_id, now))
             row = self.db.fetchone("SELECT key, value, polarity, status, record_id, created_at FROM facts "
@@ -251,8 +257,9 @@ class Ledger:
     def reinforce(self, record_ids: Iterable[int], factor: float, cap: float = 1.0) -> None:
         """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``."""
         with self.db.transaction():
-            self.db.executemany("UPDATE memories SET usage = min(?, usage * ?), miss_streak = 0 WHERE record_id = ?",
-                                 [(cap, factor, rid) for rid in record_ids])
+            self.db.executemany("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
+                                "miss_streak = 0 WHERE record_id = ?",  # min(usage × factor, cap), in any SQL
+                                [(factor, cap, factor, cap, rid) for rid in record_ids])
 
     def files(self) -> list[Path]:
         return self.db.files()

@@ -61,6 +61,9 @@ def migrate(source: Path | str, target: Path | str) -> MigrationReport:
     Raises ``StorePathError`` for a missing source or a target that is the source,
     ``StoreInconsistentError`` when the target already holds data or the counts disagree after
     the copy (the report is on the error as ``.report``)."""
+    if "postgres" in (backend_of(source)[0], backend_of(target)[0]):
+        # The snapshot and the target cleanup below are file operations; a server needs its own.
+        raise ValueError("migrate copies between JSON and SQLite stores; PostgreSQL is not supported yet")
     source_backend, source_path = _existing(source)
     target_backend, target_path = backend_of(target)
     if target_path is None:

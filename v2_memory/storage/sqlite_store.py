@@ -1,5 +1,8 @@
 """SQLite backend: records and audit events as tables of the one state database file.
 
+(The PostgreSQL backend uses these same two classes over a ``PostgresDatabase``: they speak only
+the database API, so the per-user cache below works unchanged on a server.)
+
 ``JsonVectorStore`` keeps every record in memory and appends to a file only this process writes.
 Here the table is the truth and many processes share it (WAL: readers never block the writer,
 writers take turns with ``BEGIN IMMEDIATE``). What stays in memory is a per-user *cache*: that
@@ -82,10 +85,10 @@ class SqliteVectorStore:
         core = {"user_id", "tenant_id", "role", "content", "index_text"}
         extra = json.dumps({k: v for k, v in fields.items() if k not in core}, ensure_ascii=False, allow_nan=False)
         with self._lock, self.db.transaction():
-            self.db.execute("INSERT INTO records (scope, user_id, tenant_id, role, content, index_text, extra) "
-                            "VALUES (?, ?, ?, ?, ?, ?, ?)", (scope_key(user_id, tenant_id), user_id, tenant_id, role,
-                                                             content, fields.get("index_text"), extra))
-            record_id = self.db.fetchone("SELECT last_insert_rowid()")[0]
+            record_id = self.db.insert_id("INSERT INTO records (scope, user_id, tenant_id, role, content, index_text, "
+                                          "extra) VALUES (?, ?, ?, ?, ?, ?, ?)", "record_id",
+                                          (scope_key(user_id, tenant_id), user_id, tenant_id, role, content,
+                                           fields.get("index_text"), extra))
             record = {"record_id": record_id, **fields}
             self._extend_cache((tenant_id, user_id), record)
             return dict(record)
@@ -167,8 +170,7 @@ class SqliteVectorStore:
     @property
     def last_id(self) -> int:
         """The highest record id handed out so far (0 for none); ids are never reused."""
-        row = self.db.fetchone("SELECT seq FROM sqlite_sequence WHERE name = 'records'")
-        return row[0] if row else 0
+        return self.db.last_id("records", "record_id")
 
     def __len__(self) -> int:
         return self.db.fetchone("SELECT count(*) FROM records")[0]
@@ -252,7 +254,7 @@ class SqliteAuditLog:
             try:
                 events.append(AuditEvent.from_dict(json.loads(raw)))
             except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise StoreCorruptError(f"event {seq}: unreadable audit event ({exc})", path=self.db.path or ":memory:") from exc
+                raise StoreCorruptError(f"event {seq}: unreadable audit event ({exc})", path=self.db.where) from exc
         return events
 
     def seqs(self, name: str) -> set[int]:
