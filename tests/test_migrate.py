@@ -164,3 +164,46 @@ def test_the_migrate_command_reports_counts_and_fails_in_one_line(source, tmp_pa
     assert main(["migrate", str(src), str(target)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "already holds data" in err and len(err.strip().splitlines()) == 1
+
+
+# -- PostgreSQL: the same copy to and from a server (needs V2_MEMORY_PG_URL; see conftest) ---------
+def test_a_round_trip_through_postgres_gives_identical_contexts(source, tmp_path, pg_schema):
+    src, clock = source
+    back = tmp_path / "back" / "memory.sqlite3"
+    first = migrate(src, pg_schema.url)
+    server_before = pg_schema.dump()
+    second = migrate(pg_schema.url, back)
+    assert first.ok and second.ok and first.counts == second.counts
+    assert first.counts["last_record_id"] == (12, 12)
+    assert pg_schema.dump() == server_before  # reading the server source changed no row
+    reference = tmp_path / "reference"
+    shutil.copytree(src.parent, reference)
+    expected = _contexts(reference / src.name, FakeClock(clock.now))
+    assert _contexts(back, FakeClock(clock.now)) == expected
+    assert _contexts(pg_schema.url, FakeClock(clock.now)) == expected  # the server copy answers the same
+
+
+def test_migrate_into_postgres_refuses_data_and_rolls_back_a_failed_copy(source, pg_schema, monkeypatch):
+    src, clock = source
+    from v2_memory.storage import sqlite_store
+
+    def boom(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(sqlite_store.SqliteAuditLog, "import_events", boom)
+    with pytest.raises(OSError, match="No space"):
+        migrate(src, pg_schema.url)
+    monkeypatch.undo()
+    with MemoryManager(store_path=pg_schema.url, clock=clock) as memory:
+        assert memory.store.all_records() == []  # the one import transaction rolled back
+        memory.add(Message("user", "已有 数据", "zed"))
+    with pytest.raises(StoreInconsistentError, match="already holds data"):
+        migrate(src, pg_schema.url)
+    with pytest.raises(StorePathError, match="is the source"):
+        migrate(pg_schema.url, pg_schema.url)
+
+
+def test_migrate_from_an_empty_postgres_schema_says_there_is_no_store(pg_schema, tmp_path):
+    with pytest.raises(StorePathError, match="no store"):
+        migrate(pg_schema.url, tmp_path / "x.sqlite3")
+    assert not (tmp_path / "x.sqlite3").exists()

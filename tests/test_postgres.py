@@ -162,9 +162,19 @@ def test_no_server_skips_with_a_reason_unless_required(required):
         assert run.returncode == 0 and "1 skipped" in run.stdout and "2 passed" in run.stdout
 
 
-@pytest.mark.parametrize("source, target", [("postgresql:///db", "m.sqlite3"), ("m.json", "postgres://u@h/db")])
-def test_migrate_says_plainly_that_it_does_not_reach_postgres_yet(source, target, tmp_path):
+def test_migrate_never_shows_a_servers_password(tmp_path, capsys):
+    """A migration to or from an unreachable server fails with the URL masked, on the API and the CLI."""
+    from v2_memory.cli import main
     from v2_memory.storage.migrate import migrate
 
-    with pytest.raises(ValueError, match="PostgreSQL is not supported yet"):
-        migrate(source if "://" in source else tmp_path / source, target if "://" in target else tmp_path / target)
+    url = f"postgresql://ann:{SECRET}@127.0.0.1:1/none?connect_timeout=2"
+    with MemoryManager(store_path=tmp_path / "m.sqlite3") as memory:
+        memory.add(Message("user", "记忆 阈值", "ann"))
+    for source, target in ((url, tmp_path / "out.sqlite3"), (tmp_path / "m.sqlite3", url)):
+        with pytest.raises(StoreError) as caught:
+            migrate(source, target)
+        assert SECRET not in str(caught.value) and "***" in str(caught.value)
+        assert main(["migrate", str(source), str(target)]) == 1
+        err = capsys.readouterr().err
+        assert SECRET not in err and "cannot connect" in err
+    assert not (tmp_path / "out.sqlite3").exists()

@@ -233,8 +233,8 @@ def _erase(args: argparse.Namespace) -> int:
 # -- migrate ----------------------------------------------------------------------------------------
 
 def _migrate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("source", help="the store to copy: a .json store file, a .sqlite3 file or sqlite:///path "
-                                       "(only read, never changed)")
+    parser.add_argument("source", help="the store to copy: a .json store file, a .sqlite3 file, sqlite:///path "
+                                       "or postgresql://... (only read, never changed)")
     parser.add_argument("target", help="where to copy it: a new (or empty) store of any backend")
     parser.add_argument("--json", action="store_true", help="print the counts as JSON")
 
@@ -244,7 +244,7 @@ def _migrate(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(report.to_dict())
         return 0
-    print(escape(f"copied {args.source} ({report.source_backend}) to {args.target} ({report.target_backend})"))
+    print(escape(f"copied {report.source} ({report.source_backend}) to {report.target} ({report.target_backend})"))
     rows = [[name, str(a), str(b), "ok" if a == b else "MISMATCH"] for name, (a, b) in report.counts.items()]
     print("\n".join(format_table(["table / track", "source", "target", "check"], rows, "lrrl")))
     return 0

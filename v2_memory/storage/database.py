@@ -158,6 +158,18 @@ class StateDatabase:
         row = self.fetchone("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
         return row[0] if row else 0
 
+    def raise_last_id(self, table: str, column: str, value: int) -> None:
+        """Make ``table``'s numbering continue above ``value`` (a migration copied rows with their
+        numbers); never lowers it, so a number once handed out is never handed out again."""
+        if value > self.last_id(table, column) and not self.execute(
+                "UPDATE sqlite_sequence SET seq = ? WHERE name = ?", (value, table)):
+            self.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, value))
+
+    def table_rows(self, table: str) -> tuple[list[str], list[tuple]]:
+        """Every row of ``table`` in insertion order, with its column names (a migration's export)."""
+        columns = [row[1] for row in self.fetchall(f"PRAGMA table_info({table})")]
+        return columns, self.fetchall(f"SELECT {', '.join(columns)} FROM {table} ORDER BY rowid")
+
     def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
             return self._translate(lambda: self._db.execute(sql, args).fetchall())

@@ -10,23 +10,29 @@ temporary folder first — each SQLite file through SQLite's online backup from 
 connection (a consistent picture even while another process writes), the JSON record file and
 logs after it, byte for byte — and the *copy* is opened, which finishes whatever a crash left
 half done there (uncommitted records dropped, outbox flushed, erasures completed), exactly as the
-next real open would. The copy is exported (``portable.py``), imported into the target in one
+next real open would. A PostgreSQL source is read through a read-only connection inside one
+``REPEATABLE READ`` transaction (one picture, whatever other clients write). The copy is exported (``portable.py``), imported into the target in one
 transaction, the target is closed, reopened, and its counts compared with the source's.
 
 The target must be empty (a new path, or a store that never held anything): a migration never
-merges. If the copy fails, a target this call created is removed again.
+merges. If the copy fails, a target file this call created is removed again (on a server, the
+single import transaction rolls back).
 """
 from __future__ import annotations
 
 import shutil
 import sqlite3
 import tempfile
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import StoreError, StoreInconsistentError, StorePathError
 from .audit_log import AuditLog
 from .backends import backend_of, open_storage
+from .contract import Storage
+from .postgres import mask_url
 
 __all__ = ["migrate", "MigrationReport"]
 
@@ -61,21 +67,18 @@ def migrate(source: Path | str, target: Path | str) -> MigrationReport:
     Raises ``StorePathError`` for a missing source or a target that is the source,
     ``StoreInconsistentError`` when the target already holds data or the counts disagree after
     the copy (the report is on the error as ``.report``)."""
-    if "postgres" in (backend_of(source)[0], backend_of(target)[0]):
-        # The snapshot and the target cleanup below are file operations; a server needs its own.
-        raise ValueError("migrate copies between JSON and SQLite stores; PostgreSQL is not supported yet")
-    source_backend, source_path = _existing(source)
-    target_backend, target_path = backend_of(target)
-    if target_path is None:
-        raise ValueError("migrate needs a target path (a .json file, a .sqlite3 file or sqlite:///path)")
-    if target_path.resolve() in {p.resolve() for p in _source_files(source_backend, source_path)}:
-        raise StorePathError("the target is the source (or one of its files); pick a new path", path=target_path)
+    source_backend, source_where = _existing(source)
+    target_backend, target_where = backend_of(target)
+    if target_where is None:
+        raise ValueError("migrate needs a target: a .json file, a .sqlite3 file, sqlite:///path or postgresql://...")
+    if _same_store(source_backend, source_where, target_backend, target_where):
+        raise StorePathError("the target is the source (or one of its files); pick a new one", path=str(target_where))
     with tempfile.TemporaryDirectory(prefix="v2_memory_migrate_") as folder:
-        snapshot = _snapshot(source_backend, source_path, Path(folder))
-        original = open_storage(snapshot)
+        original = _open_source(source_backend, source_where, Path(folder))
         try:
-            source_counts = original.counts()
-            _copy_into(original, target, target_path)
+            with _consistent(original):
+                source_counts = original.counts()
+                _copy_into(original, target, target_backend, target_where)
         finally:
             original.close()
     copied = open_storage(target)  # reopened: the counts are what the next user of the target sees
@@ -83,27 +86,66 @@ def migrate(source: Path | str, target: Path | str) -> MigrationReport:
         target_counts = copied.counts()
     finally:
         copied.close()
-    report = MigrationReport(str(source), str(target), source_backend, target_backend,
+    report = MigrationReport(_shown(source), _shown(target), source_backend, target_backend,
                              {name: (n, target_counts.get(name, 0)) for name, n in source_counts.items()})
     if not report.ok:
         error = StoreInconsistentError(f"the copy does not match the source in {', '.join(report.mismatches)}",
-                                       path=target_path)
+                                       path=_shown(target))
         error.report = report  # type: ignore[attr-defined]
         raise error
     return report
 
 
-def _existing(source: Path | str) -> tuple[str, Path]:
-    backend, path = backend_of(source)
-    if path is None or not path.is_file():
-        raise StorePathError("no store here to migrate from", path=path or "(none)")
-    return backend, path
+def _existing(source: Path | str) -> tuple[str, Path | str]:
+    backend, where = backend_of(source)
+    if backend == "postgres":
+        return backend, where
+    if where is None or not Path(where).is_file():
+        raise StorePathError("no store here to migrate from", path=where or "(none)")
+    return backend, where
 
 
-def _copy_into(original, target: Path | str, target_path: Path) -> None:
-    """Import ``original``'s export into the target; remove the target again if this call made it
-    and the copy failed."""
-    existed = target_path.exists() and target_path.stat().st_size > 0
+def _same_store(source_backend: str, source: Path | str, target_backend: str, target: Path | str) -> bool:
+    if "postgres" in (source_backend, target_backend):
+        return source_backend == target_backend and str(source) == str(target)
+    return Path(target).resolve() in {p.resolve() for p in _source_files(source_backend, Path(source))}
+
+
+def _shown(where: Path | str) -> str:
+    """How a store is named in reports and errors: a server URL with its password masked."""
+    return mask_url(where) if backend_of(where)[0] == "postgres" else str(where)
+
+
+def _open_source(backend: str, where: Path | str, folder: Path) -> Storage:
+    """The source, opened so that nothing in it can change: files are copied and the copy opened;
+    a server is read through a read-only connection."""
+    if backend != "postgres":
+        return open_storage(_snapshot(backend, Path(where), folder))
+    from .postgres import PostgresDatabase
+    from .sqlite_store import SqliteAuditLog, SqliteVectorStore
+
+    db = PostgresDatabase(str(where), read_only=True)
+    try:
+        if "meta" not in db.tables() or db.meta("schema_version") is None:
+            raise StorePathError("no store here to migrate from (no v2_memory tables in this schema)",
+                                 path=mask_url(str(where)))
+        return Storage(SqliteVectorStore(db), db, SqliteAuditLog(db))  # type: ignore[arg-type]
+    except BaseException:
+        db.close()
+        raise
+
+
+def _consistent(storage: Storage) -> Any:
+    """One consistent picture of the source while it is counted and exported: a server's other
+    clients may write meanwhile (a file copy is consistent already)."""
+    snapshot = getattr(storage.db, "snapshot", None)
+    return snapshot() if snapshot is not None else nullcontext()
+
+
+def _copy_into(original: Storage, target: Path | str, backend: str, where: Path | str) -> None:
+    """Import ``original``'s export into the target; remove the target's files again if this call
+    made them and the copy failed (on a server the one import transaction rolls back instead)."""
+    existed = backend == "postgres" or (Path(where).exists() and Path(where).stat().st_size > 0)
     storage = open_storage(target)
     try:
         storage.import_(original.export())

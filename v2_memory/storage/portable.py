@@ -42,12 +42,12 @@ class Item:
 def export(storage: Any) -> Iterator[Item]:
     """Everything ``storage`` holds, sequences first (see the module docstring for the order)."""
     yield Item("sequence", "records", storage.records.last_id)
-    yield Item("sequence", "outbox", _sequence(storage.db, "outbox"))
+    yield Item("sequence", "outbox", storage.db.last_id("outbox", "seq"))
     for record in storage.records.all_records():
         yield Item("record", "records", record)
     for table in STATE_TABLES:
-        columns = _columns(storage.db, table)
-        for row in storage.db.fetchall(f"SELECT {', '.join(columns)} FROM {table} ORDER BY rowid"):
+        columns, rows = storage.db.table_rows(table)
+        for row in rows:
             yield Item("row", table, dict(zip(columns, row)))
     for name in LOGS:
         for event in getattr(storage.audit, name)():
@@ -81,7 +81,7 @@ def import_(storage: Any, items: Iterable[Item]) -> None:
         # subtle: crash recovery skips outbox events whose seq a log already holds, so new events
         # must be numbered above every copied one.
         seqs = [e.data["seq"] for logged in events.values() for e in logged if isinstance(e.data.get("seq"), int)]
-        _set_sequence(storage.db, "outbox", max([sequences.get("outbox", 0), *seqs]))
+        storage.db.raise_last_id("outbox", "seq", max([sequences.get("outbox", 0), *seqs]))
 
 
 def counts(storage: Any) -> dict[str, int]:
@@ -99,26 +99,9 @@ def holds_data(storage: Any) -> bool:
     return any(counts(storage).values())
 
 
-def _columns(db: Any, table: str) -> list[str]:
-    return [row[1] for row in db.fetchall(f"PRAGMA table_info({table})")]
-
-
 def _insert_rows(db: Any, table: str, rows: list[dict[str, Any]]) -> None:
     """Insert rows by column name (the target's column order need not match the source's)."""
     for columns in dict.fromkeys(tuple(row) for row in rows):  # usually one shape per table
         marks = ", ".join("?" * len(columns))
         db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})",
                        [tuple(row.values()) for row in rows if tuple(row) == columns])
-
-
-def _sequence(db: Any, table: str) -> int:
-    row = db.fetchone("SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
-    return row[0] if row else 0
-
-
-def _set_sequence(db: Any, table: str, value: int) -> None:
-    """Make ``table``'s AUTOINCREMENT continue above ``value`` (never lower it)."""
-    if value <= _sequence(db, table):
-        return
-    if not db.execute("UPDATE sqlite_sequence SET seq = ? WHERE name = ?", (value, table)):
-        db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", (table, value))

@@ -173,6 +173,19 @@ class PostgresDatabase:
                 if self._depth == 0:
                     self._finish()
 
+    @contextmanager
+    def snapshot(self) -> Iterator[PostgresDatabase]:
+        """Reads inside see one picture of the store, however many statements they take (a
+        migration's export while other clients keep writing): ``REPEATABLE READ``, read only."""
+        with self._lock:
+            if self._depth:
+                raise StoreError("a snapshot cannot start inside a transaction", path=self.where)
+            self._run(lambda: self._db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
+            try:
+                yield self
+            finally:
+                self._run(lambda: self._db.execute("ROLLBACK"))
+
     def _begin(self) -> None:
         if self.read_only:
             raise StoreError("opened read-only", path=self.where)
@@ -237,6 +250,21 @@ class PostgresDatabase:
         """The highest number ``table``'s ``column`` has handed out (0 for none), even if since deleted."""
         row = self.fetchone("SELECT pg_sequence_last_value(pg_get_serial_sequence(?, ?))", (table, column))
         return row[0] if row and row[0] is not None else 0
+
+    def raise_last_id(self, table: str, column: str, value: int) -> None:
+        """Make ``table``'s identity continue above ``value``; never lowers it."""
+        if value > self.last_id(table, column):
+            self.fetchone("SELECT setval(pg_get_serial_sequence(?, ?), ?)", (table, column, value))
+
+    def table_rows(self, table: str) -> tuple[list[str], list[tuple]]:
+        """Every row of ``table`` in insertion order, with its column names; the ``rowid`` this
+        module adds stands for SQLite's hidden one: it orders the rows and is not exported."""
+        columns = [row[0] for row in self.fetchall(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() "
+            "AND table_name = ? ORDER BY ordinal_position", (table,))]
+        order = "rowid" if "rowid" in columns else columns[0]  # else the table's integer key
+        columns = [c for c in columns if c != "rowid"]
+        return columns, self.fetchall(f"SELECT {', '.join(columns)} FROM {table} ORDER BY {order}")
 
     def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:

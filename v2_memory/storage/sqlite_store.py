@@ -161,10 +161,7 @@ class SqliteVectorStore:
                   r["role"], r["content"], r.get("index_text"),
                   json.dumps({k: v for k, v in r.items() if k not in core}, ensure_ascii=False, allow_nan=False))
                  for r in ordered])
-            top = max([last_id, *(r["record_id"] for r in ordered[-1:])])
-            if top > self.last_id and not self.db.execute(
-                    "UPDATE sqlite_sequence SET seq = ? WHERE name = 'records'", (top,)):
-                self.db.execute("INSERT INTO sqlite_sequence (name, seq) VALUES ('records', ?)", (top,))
+            self.db.raise_last_id("records", "record_id", max([last_id, *(r["record_id"] for r in ordered[-1:])]))
             self._cache.clear()
 
     @property
