@@ -47,3 +47,29 @@ def test_bench_backend_is_a_bench_option(capsys):
     assert main(["bench", "--backend", "sqlite", "--sizes", "50", "--records-per-user", "25", "--queries", "3",
                  "--writers", "1", "--readers", "1", "--load-seconds", "0.5", "--json"]) == 0
     assert '"shared"' in capsys.readouterr().out
+
+
+def test_postgres_is_benchmarked_in_fresh_schemas_that_are_dropped_afterwards():
+    """On the test server (see conftest): the same report for ``postgres``, nothing lost under
+    several processes, and no schema left behind."""
+    import psycopg
+
+    from conftest import postgres_url
+
+    base = postgres_url()
+    report = bench_backends.run_backend_benchmark(["postgres"], [100], per_user=50, queries=5, writers=2,
+                                                  readers=1, seconds=1.0, pg_url=base)
+    (row,), (run,) = report["sizes"], report["shared"]
+    assert (row["backend"], row["records"], row["users"]) == ("postgres", 100, 2)
+    assert row["governed"]["build_context"]["n"] == 5 and "path" not in row
+    assert run["acknowledged"] > 0 and run["lost"] == 0 and run["errors"] == 0, run["first_errors"]
+    assert "postgres 100: store add p50" in [t["name"] for t in report["targets"]]
+    with psycopg.connect(base) as admin:
+        left = admin.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'v2m_bench_%'").fetchall()
+    assert left == []
+
+
+def test_bench_postgres_without_a_server_url_says_what_to_pass(monkeypatch, capsys):
+    monkeypatch.delenv("V2_MEMORY_PG_URL", raising=False)
+    assert main(["bench", "--backend", "postgres", "--pg-url", "", "--sizes", "50"]) != 0
+    assert "--pg-url" in capsys.readouterr().err

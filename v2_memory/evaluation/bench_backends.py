@@ -1,4 +1,4 @@
-"""The backend benchmark behind ``python -m v2_memory bench --backend json|sqlite``.
+"""The backend benchmark behind ``python -m v2_memory bench --backend json|sqlite|postgres``.
 
 ``bench.py`` measures the record index against the article's scan; this measures the *storage*:
 what each backend costs for the same work, bare and governed, alone and shared. Per size (the
@@ -13,8 +13,9 @@ same records per user at every size, so a user's own data stays the same while t
    and usage included), next to the bare numbers.
 
 Then a shared run on the largest size: writer and reader processes on one store for some seconds
-(SQLite: several of each; JSON: one process, since a JSON store has one writer and its files are
-not readable live by others). Each writer counts the adds it was acknowledged; at the end every
+(SQLite and PostgreSQL: several of each; JSON: one process, since a JSON store has one writer and
+its files are not readable live by others). PostgreSQL runs on the server ``--pg-url`` names
+(default ``$V2_MEMORY_PG_URL``): each size gets a fresh schema, dropped at the end. Each writer counts the adds it was acknowledged; at the end every
 acknowledged record id must be in the store (lost writes), and every exception is an error.
 """
 from __future__ import annotations
@@ -24,10 +25,13 @@ import math
 import multiprocessing
 import statistics
 import tempfile
+import os
 import time
+import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from time import perf_counter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..manager import MemoryManager
 from ..messages import Message
@@ -39,6 +43,7 @@ from .chat_corpus import generate_messages, generate_queries
 __all__ = ["run_backend_benchmark", "format_backend_report", "add_arguments", "run_from_args", "shared_run"]
 
 SUFFIX = {"json": "memory_store.json", "sqlite": "memory.sqlite3"}
+BACKENDS = ("json", "sqlite", "postgres")
 FILL_CHUNK = 1_000  # adds per transaction while filling
 
 
@@ -59,7 +64,7 @@ def _timed(calls: Sequence[Any], function: Callable[[Any], Any]) -> dict[str, fl
 
 
 # -- 1. fill and 2. reopen ------------------------------------------------------------------------
-def _fill(path: Path, messages: list[tuple[str, str, str]]) -> float:
+def _fill(path: Path | str, messages: list[tuple[str, str, str]]) -> float:
     """Bulk-load: each record with the ledger row governance gives a user's message, ``FILL_CHUNK``
     per transaction (the timed governed adds below then run the whole write policy)."""
     start = perf_counter()
@@ -76,7 +81,7 @@ def _fill(path: Path, messages: list[tuple[str, str, str]]) -> float:
     return perf_counter() - start
 
 
-def _reopen(path: Path) -> tuple[Any, float]:
+def _reopen(path: Path | str) -> tuple[Any, float]:
     start = perf_counter()
     storage = open_storage(path)
     return storage, perf_counter() - start
@@ -96,7 +101,7 @@ def _bare(storage: Any, calls: list[tuple[str, str]], adds: list[tuple[str, str,
     return {"first_search": first, "warm_search": warm, "add": _timed(adds, add)}
 
 
-def _governed(path: Path, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int) -> dict:
+def _governed(path: Path | str, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int) -> dict:
     with MemoryManager(store_path=path) as memory:
         for user, query in calls:  # warm: every queried user's index and tracks loaded once
             memory.build_context(query, user, top_k=top_k)
@@ -105,13 +110,13 @@ def _governed(path: Path, calls: list[tuple[str, str]], adds: list[tuple[str, st
     return {"build_context": context, "add": add}
 
 
-def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: int, seed: int, folder: Path,
-                progress: Callable[[str], None]) -> dict:
+def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: int, seed: int,
+                place: Callable[[str, int], Any], progress: Callable[[str], None]) -> dict:
     users = max(1, count // per_user)
     messages = generate_messages(count, users, seed)
     calls = generate_queries(queries, users, seed)
     adds = [(user, "user", f"{query} 新增") for user, query in generate_queries(queries, users, seed + 1)]
-    path = folder / f"{count}" / SUFFIX[backend]
+    path = place(backend, count)
     progress(f"{backend} {count:,} records ({users} users): fill")
     fill_s = _fill(path, messages)
     progress(f"{backend} {count:,}: reopen, bare store, governed path")
@@ -126,12 +131,12 @@ def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: in
 
 
 # -- the shared run -----------------------------------------------------------------------------
-def _writer(path: str, user: str, start_at: float, seconds: float, out: Any) -> None:
+def _writer(path: str, user: str, ready: Any, seconds: float, out: Any) -> None:
     acked, latencies, errors = [], [], []
     with MemoryManager(store_path=path) as memory:
-        _wait(start_at)
+        end = _start_together(ready, seconds)
         n = 0
-        while time.time() < start_at + seconds:
+        while time.time() < end:
             n += 1
             begin = perf_counter()
             try:
@@ -144,12 +149,12 @@ def _writer(path: str, user: str, start_at: float, seconds: float, out: Any) -> 
     out.put({"role": "writer", "user": user, "acked": acked, "latencies": latencies, "errors": errors})
 
 
-def _reader(path: str, users: list[str], queries: list[str], start_at: float, seconds: float, out: Any) -> None:
+def _reader(path: str, users: list[str], queries: list[str], ready: Any, seconds: float, out: Any) -> None:
     latencies, errors = [], []
     with MemoryManager(store_path=path) as memory:
-        _wait(start_at)
+        end = _start_together(ready, seconds)
         n = 0
-        while time.time() < start_at + seconds:
+        while time.time() < end:
             begin = perf_counter()
             try:
                 memory.build_context(queries[n % len(queries)], users[n % len(users)])
@@ -160,21 +165,24 @@ def _reader(path: str, users: list[str], queries: list[str], start_at: float, se
     out.put({"role": "reader", "latencies": latencies, "errors": errors})
 
 
-def _wait(start_at: float) -> None:
-    time.sleep(max(0.0, start_at - time.time()))
+def _start_together(ready: Any, seconds: float) -> float:
+    """Wait until every process has opened the store (a busy machine may take seconds to start
+    one), then run for ``seconds``: the clock starts for all of them at once."""
+    ready.wait(timeout=300)  # a process that died while opening breaks the wait instead of hanging it
+    return time.time() + seconds
 
 
-def shared_run(backend: str, path: Path, writers: int, readers: int, seconds: float,
+def shared_run(backend: str, path: Path | str, writers: int, readers: int, seconds: float,
                users: list[str], queries: list[str]) -> dict:
     """Writer and reader processes on one store (JSON: one writer, no readers; see the docstring)."""
     if backend == "json":
         writers, readers = 1, 0
     context = multiprocessing.get_context("spawn")  # a fresh interpreter each: no inherited connection
     out = context.Queue()
-    start_at = time.time() + 3.0 + 0.3 * (writers + readers)  # every process opened before the clock starts
-    processes = [context.Process(target=_writer, args=(str(path), f"writer-{i}", start_at, seconds, out))
+    ready = context.Barrier(writers + readers)
+    processes = [context.Process(target=_writer, args=(str(path), f"writer-{i}", ready, seconds, out))
                  for i in range(writers)]
-    processes += [context.Process(target=_reader, args=(str(path), users, queries, start_at, seconds, out))
+    processes += [context.Process(target=_reader, args=(str(path), users, queries, ready, seconds, out))
                   for _ in range(readers)]
     for process in processes:
         process.start()
@@ -184,7 +192,7 @@ def shared_run(backend: str, path: Path, writers: int, readers: int, seconds: fl
     return _shared_summary(backend, path, writers, readers, seconds, results)
 
 
-def _shared_summary(backend: str, path: Path, writers: int, readers: int, seconds: float, results: list) -> dict:
+def _shared_summary(backend: str, path: Path | str, writers: int, readers: int, seconds: float, results: list) -> dict:
     storage = open_storage(path)
     try:
         acked = [rid for r in results if r["role"] == "writer" for rid in r["acked"]]
@@ -204,24 +212,58 @@ def _shared_summary(backend: str, path: Path, writers: int, readers: int, second
 # -- the run, its targets and its report ----------------------------------------------------------
 def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_user: int = 100, queries: int = 200,
                           top_k: int = 3, seed: int = 0, writers: int = 4, readers: int = 4, seconds: float = 10.0,
-                          progress: Callable[[str], None] = lambda line: None) -> dict[str, Any]:
+                          progress: Callable[[str], None] = lambda line: None,
+                          pg_url: str | None = None) -> dict[str, Any]:
     """Every size on every backend, then the shared run on the largest size of each."""
+    unknown = sorted(set(backends) - set(BACKENDS))
+    if unknown:
+        raise ValueError(f"unknown backend(s) {unknown}; choose from {list(BACKENDS)}")
     rows, shared = [], []
-    with tempfile.TemporaryDirectory(prefix="v2_memory_bench_backends_") as folder:
+    with tempfile.TemporaryDirectory(prefix="v2_memory_bench_backends_") as folder, \
+            _server_schemas(pg_url if "postgres" in backends else None) as schema_url:
+        def place(backend: str, count: int) -> Path | str:
+            return schema_url(count) if backend == "postgres" else Path(folder) / backend / f"{count}" / SUFFIX[backend]
+
         for backend in backends:
-            results = [_bench_size(backend, count, per_user, queries, top_k, seed, Path(folder) / backend, progress)
-                       for count in sizes]
+            results = [_bench_size(backend, count, per_user, queries, top_k, seed, place, progress) for count in sizes]
             rows += results
             largest = max(results, key=lambda r: r["records"])
             users = sorted({user for user, _ in generate_queries(queries, largest["users"], seed)})
             progress(f"{backend}: shared run for {seconds:g} s")
-            shared.append(shared_run(backend, Path(largest["path"]), writers, readers, seconds, users,
+            shared.append(shared_run(backend, largest["path"], writers, readers, seconds, users,
                                      [query for _, query in generate_queries(20, largest["users"], seed)]))
     for row in rows:
         row.pop("path")
     settings = {"backends": list(backends), "sizes": list(sizes), "records_per_user": per_user, "queries": queries,
                 "top_k": top_k, "seed": seed, "fsync": False}
     return {"settings": settings, "sizes": rows, "shared": shared, "targets": _targets(rows, shared)}
+
+
+@contextmanager
+def _server_schemas(base_url: str | None) -> Iterator[Callable[[int], str]]:
+    """Fresh schemas on a PostgreSQL server, one per size (``schema_url(count)`` makes one and
+    returns a store URL inside it); every one is dropped at the end, whatever happened."""
+    if base_url is None:
+        yield lambda count: ""
+        return
+    try:
+        import psycopg
+    except ImportError as exc:
+        raise ValueError("bench --backend postgres needs psycopg 3: pip install 'v2-memory[postgres]'") from exc
+    admin, made = psycopg.connect(base_url, autocommit=True), []
+
+    def schema_url(count: int) -> str:
+        name = f"v2m_bench_{count}_{uuid.uuid4().hex[:8]}"  # ours, not input: safe to name in SQL
+        admin.execute(f"CREATE SCHEMA {name}")
+        made.append(name)
+        return f"{base_url}{'&' if '?' in base_url else '?'}options=-csearch_path%3D{name}"
+
+    try:
+        yield schema_url
+    finally:
+        for name in made:
+            admin.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+        admin.close()
 
 
 def _targets(rows: list[dict], shared: list[dict]) -> list[dict[str, Any]]:
@@ -234,7 +276,7 @@ def _targets(rows: list[dict], shared: list[dict]) -> list[dict[str, Any]]:
         mine = sorted((r for r in rows if r["backend"] == backend), key=lambda r: r["records"])
         small, large = mine[0], mine[-1]
         at = f"{backend} {large['records']:,}"
-        if backend == "sqlite":
+        if backend != "json":  # the issue's targets for a database store
             found.append(target(f"{at}: warm per-user search median", large["bare"]["warm_search"]["median_ms"], "ms", 2.0))
             found.append(target(f"{at}: store add p50", large["bare"]["add"]["median_ms"], "ms", 2.0))
         found.append(target(f"{at}: reopen", large["reopen_s"], "s", 3.0))
@@ -277,9 +319,12 @@ def format_backend_report(report: dict[str, Any]) -> str:
 
 # -- the command (``bench --backend``; bench.py hands over here) ----------------------------------
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--backend", action="append", choices=["json", "sqlite"],
-                        help="benchmark this storage backend instead (repeat for both): bare vs governed, "
+    parser.add_argument("--backend", action="append", choices=list(BACKENDS),
+                        help="benchmark this storage backend instead (repeat for several): bare vs governed, "
                              "reopen, and a multi-process run (example: bench --backend sqlite --sizes 1000,10000)")
+    parser.add_argument("--pg-url", default=os.environ.get("V2_MEMORY_PG_URL"),
+                        help="with --backend postgres: a database the benchmark may create (and drop) schemas in "
+                             "(default: $V2_MEMORY_PG_URL)")
     parser.add_argument("--records-per-user", type=int, default=100, help="with --backend: user size (default: 100)")
     parser.add_argument("--load-seconds", type=float, default=10.0, help="with --backend: shared run length (default: 10)")
     parser.add_argument("--writers", type=int, default=4, help="with --backend: writer processes on SQLite (default: 4)")
@@ -291,9 +336,11 @@ def run_from_args(args: argparse.Namespace) -> int:
     import json
     import sys
 
+    if "postgres" in args.backend and not args.pg_url:
+        raise ValueError("bench --backend postgres needs a server: --pg-url postgresql://... (or set V2_MEMORY_PG_URL)")
     report = run_backend_benchmark(args.backend, args.sizes, per_user=args.records_per_user, queries=args.queries,
                                    top_k=args.top_k, seed=args.seed, writers=args.writers, readers=args.readers,
-                                   seconds=args.load_seconds,
+                                   seconds=args.load_seconds, pg_url=args.pg_url,
                                    progress=lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
     if args.out is not None:
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
