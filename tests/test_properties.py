@@ -112,3 +112,21 @@ def test_after_erase_the_secret_is_nowhere(writes, secret_at, window_size, victi
                 assert secret not in manager.summary(reader)
                 assert all(secret not in m.content for m in manager.recent_messages(reader))
                 assert all(secret not in r["content"] for r in manager.store.records(reader))
+
+
+def test_erasure_leaves_no_erased_text_in_the_analysis_caches():
+    """Reads memoise each memory's terms and its redacted log form, keyed by the text itself;
+    erase_user and forget empty those caches, so an erased secret is not kept in the process."""
+    from v2_memory.text.memo import _CACHES
+
+    secret = "体检报告 secret-tx42 记忆污染 阈值"
+    with MemoryManager(store_path=None) as memory:
+        record_id = memory.add(Message("user", secret, "ann")).record_id
+        memory.build_context("记忆污染 阈值", "ann")
+        assert any(cache.cache_info().currsize for cache in _CACHES)  # the read did fill them
+        memory.forget("ann", record_id)
+        assert all(cache.cache_info().currsize == 0 for cache in _CACHES)
+        memory.add(Message("user", secret, "bob"))
+        memory.build_context("记忆污染 阈值", "bob")
+        memory.erase_user("bob")
+        assert all(cache.cache_info().currsize == 0 for cache in _CACHES)

@@ -36,6 +36,7 @@ from .storage.backends import open_storage
 from .storage.contract import Storage
 from .storage.database import StateDatabase
 from .storage.tracks import ScopeTracks
+from .text.memo import forget_texts
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
 from .validation import check_threshold, check_top_k, require_id, require_scope, require_text
 from .tracks.window import RecentWindow
@@ -348,6 +349,7 @@ class MemoryManager:
                 ledger = self.ledger.erase(scope_key(user_id, tenant_id))
                 self.storage.intend("erase_user", user_id, tenant_id)
             done = [d for d in self.storage.complete_intents() if (d.tenant_id, d.user_id) == scope]
+            forget_texts()  # the analysis caches are keyed by memory texts: none of the user's may stay
             store, logs = sum(d.store for d in done), sum(d.logs for d in done)
             db_path = self.storage.db.path
             state_files = (str(db_path),) if db_path is not None and (ledger or window or summary or state) else ()
@@ -374,6 +376,7 @@ class MemoryManager:
                 self.ledger.forget(record_id)
                 self.storage.intend("forget", user_id, tenant_id, record_id)
             self.storage.complete_intents()
+            forget_texts()
             return True
 
     def _adopt_splits(self, scope: tuple[str | None, str], superseded: set[int]) -> None:

@@ -290,7 +290,7 @@ class Governor:
             return [SummaryEntry(rid, True) for rid in covers]
         covers = covers[-SUMMARY_HORIZON:]  # a read judges (and a summary stands for) the latest ones only
         ids = [rid for rid in covers if rid is not None]
-        records = {rid: r for rid in ids if (r := self.store.get(rid)) is not None}
+        records = _get_many(self.store, ids)
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
                            task_state=lambda tid: self._task_state(scope, tid))
@@ -365,3 +365,11 @@ def _iso(message: Message) -> str:
     if message.timestamp is None:
         raise ValueError("message has no timestamp; write it through MemoryManager.add")
     return message.timestamp.isoformat()
+
+
+def _get_many(store: Any, record_ids: list[int]) -> dict[int, dict]:
+    """Records by id: in one query where the store can (``get_many``), else one ``get`` each."""
+    get_many = getattr(store, "get_many", None)
+    if get_many is not None:
+        return get_many(record_ids)
+    return {rid: record for rid in record_ids if (record := store.get(rid)) is not None}

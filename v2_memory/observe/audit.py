@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 from ..governance.sensitive import find_sensitive, redact
 from ..storage.audit_log import AuditEvent, AuditLog, TornLogLineWarning, user_hash
+from ..text.memo import text_cache
 from ..text.tokenizer import tokenize
 
 __all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "write_event", "read_event"]
@@ -18,7 +19,12 @@ __all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "write_e
 
 def _safe(text: str | None) -> str | None:
     """Text with personal data replaced by its kind: what a log may hold."""
-    return redact(text, find_sensitive(text)) if text else text
+    return _redacted(text) if text else text
+
+
+@text_cache(maxsize=8192)  # every read logs its candidates; the same memories come back each time
+def _redacted(text: str) -> str:
+    return redact(text, find_sensitive(text))
 
 
 def write_event(message: Any, result: Any) -> AuditEvent:

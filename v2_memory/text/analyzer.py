@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .memo import text_cache
 from .stemmer import porter_stem
 
 __all__ = ["analyze", "stem", "STOP_WORDS", "FUNCTION_BIGRAMS", "QUESTION_WORDS_ZH", "BOUNDARY_CHARACTERS", "FRAME_VERBS"]
@@ -96,6 +97,11 @@ def analyze(text: str) -> list[str]:
     """The cleaned terms of ``text``, in order (see the module docstring for the steps)."""
     if not isinstance(text, str):
         raise TypeError(f"analyze() expects str, got {type(text).__name__}")
+    return list(_terms(text))
+
+
+@text_cache(maxsize=8192)  # a read analyses the same candidate memories again and again
+def _terms(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     asking: frozenset[str] = frozenset()  # words that ask when they follow the previous piece
     framing: frozenset[str] = frozenset()  # the frame verbs, once a wh-word has been seen
@@ -106,7 +112,7 @@ def analyze(text: str) -> list[str]:
             terms.append(stem(piece))
         asking = _ASKING_PAIRS.get(piece, frozenset())
         framing = FRAME_VERBS if piece in _WH_WORDS else framing
-    return terms
+    return tuple(terms)
 
 
 def _cjk_terms(run: str) -> list[str]:
@@ -141,6 +147,7 @@ def _bigrams(stretch: str) -> list[str]:
     return [pair for pair in pairs if pair not in FUNCTION_BIGRAMS]
 
 
+@text_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Porter stem of an English word; numbers, words of up to three letters and non-ASCII words
     stay as they are.
