@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
@@ -30,6 +31,7 @@ from ..files import open_private_append
 __all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK"]
 
 SCHEMA_VERSION = 2  # 1: the ledger alone; 2: + tracks, audit outbox, intents, commit mark
+BUSY_SECONDS = 30.0  # how long a connection waits for another's write lock before it says so
 CHUNK = 500  # values per IN (...) list: far below SQLite's variable limit, whatever the build
 
 
@@ -76,7 +78,7 @@ class StateDatabase:
             self.created = True
         # isolation_level=None: we issue BEGIN and COMMIT ourselves, so blocks can nest.
         db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
-                             isolation_level=None, timeout=30.0)
+                             isolation_level=None, timeout=BUSY_SECONDS)
         db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: erased text leaves the file
         # WAL: readers never block the writer, and a commit is an append (no flush unless fsync=True;
         # like the record file, a kill -9 loses nothing committed, a power cut may lose the last commits).
@@ -111,7 +113,7 @@ class StateDatabase:
         with self._lock:
             if self._depth == 0:
                 self._require_writable()
-                self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))  # take the write lock now
+                self._begin_immediate()
                 self._failed = False
             self._depth += 1
             try:
@@ -123,6 +125,30 @@ class StateDatabase:
                 self._depth -= 1
                 if self._depth == 0:
                     self._finish()
+
+    def _begin_immediate(self) -> None:
+        """``BEGIN IMMEDIATE`` (take the write lock now), retried every millisecond while another
+        connection holds it, for up to ``BUSY_SECONDS``.
+
+        SQLite's own busy handler sleeps longer and longer between tries (up to 100 ms), so with
+        several writers a waiter sleeps through most moments the lock is free: one slow add made
+        the others wait seconds. Trying often is cheap (no I/O) and hands the lock on at once."""
+        def begin() -> None:
+            deadline = time.monotonic() + BUSY_SECONDS
+            while True:
+                try:
+                    self._db.execute("BEGIN IMMEDIATE")
+                    return
+                except sqlite3.OperationalError as exc:
+                    if not _is_busy(exc) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.001)
+
+        self._translate(lambda: self._db.execute("PRAGMA busy_timeout = 0"))
+        try:
+            self._translate(begin)  # errors (busy for BUSY_SECONDS, a full disk) as StoreError
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
 
     def _finish(self) -> None:
         if self._failed:
@@ -217,7 +243,7 @@ class StateDatabase:
             return action()
         except sqlite3.DatabaseError as exc:
             message = str(exc)
-            if "locked" in message or "busy" in message:
+            if _is_busy(exc):
                 raise StoreError(f"the state database is busy ({message}); another process holds it too long",
                                  path=self._where) from exc
             if "readonly" in message or "read-only" in message:
@@ -247,3 +273,8 @@ class StateDatabase:
                 except sqlite3.DatabaseError:
                     pass
             self._db.close()
+
+
+def _is_busy(exc: sqlite3.DatabaseError) -> bool:
+    """Whether SQLite refused because another connection holds a lock (worth waiting for)."""
+    return "locked" in str(exc) or "busy" in str(exc)
