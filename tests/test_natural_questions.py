@@ -142,3 +142,21 @@ def test_the_manager_admits_them_at_its_default_threshold(question, memory):
         memory_manager.add(Message("user", text))
     admitted = [a.record["content"] for a in memory_manager.explain(question) if a.admitted]
     assert memory in admitted
+
+
+def test_the_readme_scorer_advice_holds_through_the_manager():
+    """README, *Which scorer*: with scorer="bm25" a natural question's memory enters the context at
+    the default threshold; with the article's scorer it does not."""
+    from v2_memory import MemoryManager, Message
+
+    memory_text = "我女儿的钢琴课改到每周六下午三点了。"
+    contexts = {}
+    for scorer in ("bm25", "article"):
+        with MemoryManager(store_path=None, scorer=scorer, window_size=1) as memory:
+            memory.add(Message("user", memory_text, "ann"))
+            memory.add(Message("user", "今天天气不错", "ann"))  # the memory leaves the window
+            contexts[scorer] = memory.build_context("钢琴课是什么时候", "ann")
+    def retrieved(context: str) -> bool:  # a "memory(score×weight): ..." line, not the summary's echo
+        return any(line.startswith("memory(") and line.endswith(memory_text) for line in context.splitlines())
+
+    assert retrieved(contexts["bm25"]) and not retrieved(contexts["article"])
