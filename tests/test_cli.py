@@ -167,6 +167,8 @@ def test_help_texts_share_one_style():
 def test_every_command_that_prints_results_takes_json():
     _, commands = _subcommands()
     for name, sub in commands.items():
+        if sub.get_default("stdout_protocol"):  # its stdout is a protocol stream (mcp): JSON already, no tables
+            continue
         assert "--json" in {flag for a in sub._actions for flag in a.option_strings}, name
 
 

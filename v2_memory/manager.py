@@ -402,14 +402,20 @@ class MemoryManager:
         self.summaries.rebuild(scope, [(rid, _as_message(r)) for rid, r in kept if r is not None])
 
     # -- health ------------------------------------------------------------------------------
-    def health(self) -> HealthReport:
-        """The memory health dashboard (pollution rate, decay efficiency, leakage, ...) right now."""
+    def health(self, user_id: str | None = None, *, tenant_id: str | None = None) -> HealthReport:
+        """The memory health dashboard (pollution rate, decay efficiency, leakage, ...) right now:
+        of the whole store, or, given ``user_id`` (and ``tenant_id``), of that user's memory only."""
+        scope = require_scope(user_id, tenant_id) if user_id is not None else None
         with self._lock:
-            records = self.store.all_records()
             writes = self.audit.writes() if self.audit is not None else []
             reads = self.audit.reads() if self.audit is not None else []
-            return health_report(records, self.ledger.all_states(), writes, reads,
-                                 rates=self.policy.rates, now=self._now())
+            if scope is None:
+                records, states = self.store.all_records(), self.ledger.all_states()
+            else:  # only the user's records and events: another user's counts are theirs
+                records = self.store.records(scope[1], tenant_id=scope[0])
+                states = self.ledger.states(r["record_id"] for r in records)
+                writes, reads = ([e for e in log if (e.tenant_id, e.user_id) == scope] for log in (writes, reads))
+            return health_report(records, states, writes, reads, rates=self.policy.rates, now=self._now())
 
     # -- audit -------------------------------------------------------------------------------
     def _log(self, kind: str, user_id: str | None, tenant_id: str | None, session_id: str | None = None,

@@ -19,6 +19,7 @@ from .commands import COMMANDS
 from ..errors import V2MemoryError
 from ..evaluation import bench
 from ..evaluation import eval_command as evaluation
+from ..integrations import mcp_server
 from ..tables import escape
 
 __all__ = ["main", "build_parser", "run_guarded", "error_text"]
@@ -49,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_arguments(bench_parser)
     bench_parser.set_defaults(run=bench.run_from_args)
     evaluation.add_arguments(add("eval", evaluation.DESCRIPTION, evaluation.EPILOG))
+    mcp_server.add_arguments(add("mcp", mcp_server.DESCRIPTION, mcp_server.EPILOG))
     for name, (summary, example, add_arguments, run) in COMMANDS.items():
         command = add(name, summary, f"example: {example}")
         add_arguments(command)
