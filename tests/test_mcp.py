@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from v2_memory import MemoryManager, Message
-from v2_memory.integrations.mcp_server import (LATEST_PROTOCOL_VERSION, MAX_LINE_BYTES, PROTOCOL_VERSIONS, McpServer,
-                                               encode)
+from v2_memory.integrations import mcp_server as ours
+from v2_memory.integrations.mcp_server import MAX_LINE_BYTES, PROTOCOL_VERSIONS, McpServer, encode
 from v2_memory.integrations.mcp_tools import TOOLS, MemoryTools
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,9 +27,11 @@ REASON = "the MCP SDK is not installed (pip install -e '.[test]' installs mcp)"
 try:
     import anyio
     from mcp import ClientSession
+    from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.shared.exceptions import MCPError
-    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+    from mcp_types.version import (HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION,
+                                   MODERN_PROTOCOL_VERSIONS)
     HAVE_SDK = True
 except ImportError:
     if os.environ.get("V2_MEMORY_REQUIRE_MCP") == "1":
@@ -37,7 +39,7 @@ except ImportError:
     HAVE_SDK = False
 needs_sdk = pytest.mark.skipif(not HAVE_SDK, reason=REASON)
 
-INIT = {"protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
+INIT = {"protocolVersion": ours.LATEST_HANDSHAKE_VERSION, "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}
 BOB_SECRET = "bob的私事：保险箱在书房第三格"  # no query below ever contains "bob的私事"
 
 
@@ -56,7 +58,7 @@ def _request(method: str, params: Any = None, request_id: Any = 1) -> dict[str, 
     return message
 
 
-def _server(memory: MemoryManager, user: str = "alice", version: str = LATEST_PROTOCOL_VERSION) -> McpServer:
+def _server(memory: MemoryManager, user: str = "alice", version: str = ours.LATEST_HANDSHAKE_VERSION) -> McpServer:
     server = McpServer(MemoryTools(memory, user), log=open(os.devnull, "w", encoding="utf-8"))
     server.handle(_request("initialize", {**INIT, "protocolVersion": version}))
     return server
@@ -70,31 +72,42 @@ def _call(server: McpServer, name: str, arguments: Any) -> dict[str, Any]:
 
 # ---- (a) the official SDK as a real client over stdio -------------------------------------------
 
-def _with_session(tmp_path: Path, store: Path, user: str, body: Any, *extra: str) -> Any:
-    """Run ``body(session)`` against ``python -m v2_memory mcp`` as a subprocess, after initialize."""
+ERAS = ["handshake", "modern"]
+
+
+def _with_session(tmp_path: Path, store: Path, user: str, body: Any, era: str = "handshake") -> Any:
+    """Run ``body(session)`` against ``python -m v2_memory mcp`` as a subprocess: after the SDK's
+    ``ClientSession.initialize`` (the handshake), or through its default ``Client``, which probes
+    ``server/discover`` and speaks 2026-07-28 when the server does."""
     async def main() -> Any:
-        params = StdioServerParameters(command=sys.executable, args=_command(store, user, *extra), env=_env(),
-                                       cwd=str(tmp_path))
+        params = StdioServerParameters(command=sys.executable, args=_command(store, user), env=_env(), cwd=str(tmp_path))
+        if era == "modern":
+            async with Client(params) as client:
+                client.version = client.protocol_version
+                return await body(client)
         with open(tmp_path / f"{user}.stderr", "a", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
-                    session.hello = await session.initialize()
+                    session.version = (await session.initialize()).protocol_version
                     return await body(session)
     return anyio.run(main)
 
 
 @needs_sdk
-def test_the_server_speaks_the_handshake_versions_the_official_sdk_speaks():
+def test_the_server_speaks_the_versions_the_official_sdk_speaks():
     assert PROTOCOL_VERSIONS == tuple(HANDSHAKE_PROTOCOL_VERSIONS)
-    assert LATEST_PROTOCOL_VERSION == LATEST_HANDSHAKE_VERSION
+    assert ours.MODERN_VERSIONS == tuple(MODERN_PROTOCOL_VERSIONS)
+    assert (ours.LATEST_HANDSHAKE_VERSION, ours.LATEST_PROTOCOL_VERSION) == (LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION)
 
 
 @needs_sdk
-def test_an_sdk_client_initializes_lists_and_calls_every_tool(tmp_path):
+@pytest.mark.parametrize("era", ERAS)
+def test_an_sdk_client_connects_lists_and_calls_every_tool(tmp_path, era):
     store = tmp_path / "memory.sqlite3"
 
     async def session_body(session: Any) -> dict[str, Any]:
-        seen: dict[str, Any] = {"hello": session.hello, "tools": (await session.list_tools()).tools}
+        seen: dict[str, Any] = {"version": session.version, "info": session.server_info,
+                                "capabilities": session.server_capabilities, "tools": (await session.list_tools()).tools}
         said = await session.call_tool("remember", {"text": "我不吃香菜", "role": "user", "session_id": "s1"})
         reply = await session.call_tool("remember", {"text": "好的，你不吃香菜，对吗？", "role": "assistant",
                                                      "session_id": "s1"})
@@ -111,9 +124,9 @@ def test_an_sdk_client_initializes_lists_and_calls_every_tool(tmp_path):
         await session.send_ping()
         return seen
 
-    seen = _with_session(tmp_path, store, "alice", session_body)
-    assert seen["hello"].protocol_version == LATEST_HANDSHAKE_VERSION
-    assert seen["hello"].server_info.name == "v2-memory" and seen["hello"].capabilities.tools is not None
+    seen = _with_session(tmp_path, store, "alice", session_body, era)
+    assert seen["version"] == (LATEST_HANDSHAKE_VERSION if era == "handshake" else LATEST_PROTOCOL_VERSION)
+    assert seen["info"].name == "v2-memory" and seen["capabilities"].tools is not None
     assert [t.name for t in seen["tools"]] == ["remember", "recall", "explain", "forget", "confirm_fact", "verify",
                                                "health"]
     for tool in seen["tools"]:
@@ -133,11 +146,13 @@ def test_an_sdk_client_initializes_lists_and_calls_every_tool(tmp_path):
     assert [(f["key"], f["value"], f["polarity"], f["status"]) for f in facts] == [("diet", "香菜", -1, "confirmed")]
     assert not seen["forget"].is_error and seen["forget_again"].is_error
     assert "no memory with record id" in seen["forget_again"].content[0].text
-    assert "speaking " + LATEST_HANDSHAKE_VERSION in (tmp_path / "alice.stderr").read_text(encoding="utf-8")
+    if era == "handshake":
+        assert "speaking " + LATEST_HANDSHAKE_VERSION in (tmp_path / "alice.stderr").read_text(encoding="utf-8")
 
 
 @needs_sdk
-def test_sdk_error_paths_are_protocol_errors_or_tool_errors_as_the_spec_says(tmp_path):
+@pytest.mark.parametrize("era", ERAS)
+def test_sdk_error_paths_are_protocol_errors_or_tool_errors_as_the_spec_says(tmp_path, era):
     async def session_body(session: Any) -> dict[str, Any]:
         seen: dict[str, Any] = {}
         for key, name, arguments in [("unknown_tool", "erase_user", {}), ("unknown_tool2", "", {})]:
@@ -157,7 +172,7 @@ def test_sdk_error_paths_are_protocol_errors_or_tool_errors_as_the_spec_says(tmp
         seen["alive"] = await session.call_tool("health", {})
         return seen
 
-    seen = _with_session(tmp_path, tmp_path / "memory.sqlite3", "alice", session_body)
+    seen = _with_session(tmp_path, tmp_path / "memory.sqlite3", "alice", session_body, era)
     assert seen["unknown_tool"] == seen["unknown_tool2"] == -32602 and seen["resource"] == -32002
     for key, words in [("scope", "fixed when it starts"), ("tenant", "fixed when it starts"),
                        ("type", "top_k must be an integer"), ("missing", "needs role"),
@@ -293,7 +308,7 @@ def test_garbage_lines_get_the_right_errors_and_the_server_keeps_serving(tmp_pat
                      -32601, -32602, -32602, -32602, -32602, -32602, "ok", -32602, -32602, -32600, -32600, "ok"]
     assert [r["id"] for r in replies[8:16]] == [2, None, None, None, 3, 4, huge_id, "x" * 100_000]
     assert replies[16]["id"] == "\ud800"  # escaped on the wire, the same id back
-    assert replies[18]["result"]["protocolVersion"] == LATEST_PROTOCOL_VERSION  # asked for 1999-01-01
+    assert replies[18]["result"]["protocolVersion"] == ours.LATEST_HANDSHAKE_VERSION  # asked for 1999-01-01
     assert replies[26]["result"]["isError"] and "top_k must be an integer" in replies[26]["result"]["content"][0]["text"]
     assert status == 0 and "Traceback" not in stderr
 
@@ -316,6 +331,43 @@ def test_batches_work_in_the_one_revision_that_has_them():
         assert server.handle([{"jsonrpc": "2.0", "method": "notifications/initialized"}]) is None
 
 
+def _modern(method: str, params: dict[str, Any] | None = None, version: Any = "2026-07-28") -> dict[str, Any]:
+    """A 2026-07-28 request: its version and the client's capabilities ride in ``params._meta``."""
+    return _request(method, {**(params or {}), "_meta": {ours.VERSION_KEY: version, ours.CAPABILITIES_KEY: {}}})
+
+
+def test_the_first_enveloped_request_opens_the_2026_era_and_every_request_must_carry_it():
+    with MemoryManager(store_path=None) as memory:
+        server = McpServer(MemoryTools(memory, "alice"), log=open(os.devnull, "w", encoding="utf-8"))
+        # A bare probe is not the 2026 era: -32601, so a handshake-era client falls back to initialize.
+        assert server.handle(_request("server/discover", {}))["error"]["code"] == -32601 and server.era is None
+        found = server.handle(_modern("server/discover"))["result"]
+        assert (found["supportedVersions"], found["resultType"], found["ttlMs"], found["cacheScope"]) == (
+            ["2026-07-28"], "complete", 0, "private")
+        assert found["_meta"][ours.SERVER_INFO_KEY]["name"] == "v2-memory" and server.era == "modern"
+        listed = server.handle(_modern("tools/list"))["result"]
+        assert [t["name"] for t in listed["tools"]] == [t.name for t in TOOLS] and listed["resultType"] == "complete"
+        called = server.handle(_modern("tools/call", {"name": "recall", "arguments": {"query": "x", "user_id": "bob"}}))
+        assert called["result"]["isError"] and called["result"]["resultType"] == "complete"
+        assert "ttlMs" not in called["result"]  # a tool call is no cacheable list
+        old = server.handle(_modern("tools/list", version="2025-11-25"))["error"]
+        assert (old["code"], old["data"]) == (-32022, {"supported": ["2026-07-28"], "requested": "2025-11-25"})
+        assert server.handle(_modern("ping", version=2026))["error"]["code"] == -32602
+        for bare in (_request("tools/list", {}), _request("ping"),
+                     _request("tools/list", {"_meta": {ours.VERSION_KEY: "2026-07-28"}})):  # capabilities missing
+            assert server.handle(bare)["error"]["code"] == -32602
+        refused = server.handle(_request("initialize", INIT))["error"]
+        assert refused["code"] == -32022 and refused["data"]["supported"] == ["2026-07-28"]
+
+
+def test_a_handshake_connection_refuses_the_2026_envelope():
+    with MemoryManager(store_path=None) as memory:
+        server = _server(memory)
+        assert server.handle(_modern("tools/list"))["error"]["code"] == -32600
+        assert server.handle(_modern("server/discover"))["error"]["code"] == -32600
+        assert "resultType" not in server.handle(_request("tools/list"))["result"]
+
+
 def test_the_version_the_client_asks_for_is_the_one_it_gets_when_known():
     for version in PROTOCOL_VERSIONS:
         with MemoryManager(store_path=None) as memory:
@@ -336,23 +388,37 @@ _messages = st.fixed_dictionaries({"jsonrpc": st.sampled_from(["2.0", "1.0", 2])
                                                               "initialize", "x"]) | _json},
                                   optional={"id": _json, "params": _json | st.fixed_dictionaries(
                                       {"name": st.sampled_from([t.name for t in TOOLS]) | _json,
-                                       "arguments": st.dictionaries(st.text(max_size=12), _json, max_size=5) | _json})})
+                                       "arguments": st.dictionaries(st.text(max_size=12), _json, max_size=5) | _json},
+                                      optional={"_meta": st.dictionaries(st.sampled_from(
+                                          ["io.modelcontextprotocol/protocolVersion",
+                                           "io.modelcontextprotocol/clientCapabilities", "progressToken"]),
+                                          st.sampled_from(["2026-07-28", "2025-11-25"]) | _json, max_size=3) | _json})})
 
 
 @pytest.fixture(scope="module")
-def memory_server():
-    """One initialized server over an in-memory store (the fuzz tests' target; nothing on disk)."""
-    with MemoryManager(store_path=None) as memory:
-        yield _server(memory)
+def memory():
+    """One in-memory store for the fuzz tests (nothing on disk); each example gets a fresh server on it."""
+    with MemoryManager(store_path=None) as manager:
+        yield manager
+
+
+@pytest.fixture(scope="module")
+def memory_server(memory):
+    return _server(memory)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(message=_messages | _json)
-def test_no_message_crashes_the_handler(memory_server, message):
-    reply = memory_server.handle(message)
-    if reply is not None:
-        assert json.loads(encode(reply))["jsonrpc"] == "2.0"
-    assert memory_server.handle(_request("ping", request_id="after"))["result"] == {}
+@given(era=st.sampled_from(["handshake", "modern", "none yet"]), messages=st.lists(_messages | _json, min_size=1, max_size=3))
+def test_no_message_crashes_the_handler(memory, era, messages):
+    server = McpServer(MemoryTools(memory, "alice"), log=open(os.devnull, "w", encoding="utf-8"))
+    if era != "none yet":
+        server.handle(_request("initialize", INIT) if era == "handshake" else _modern("server/discover"))
+    for message in messages:
+        reply = server.handle(message)
+        if reply is not None:
+            assert json.loads(encode(reply))["jsonrpc"] == "2.0"
+    after = server.handle(_modern("ping") if server.era == "modern" else _request("ping", request_id="after"))
+    assert "result" in after
 
 
 @settings(max_examples=200, deadline=None)
@@ -480,3 +546,33 @@ def test_the_cli_refuses_a_bad_scope_before_serving(tmp_path):
     done = subprocess.run([sys.executable, *_command(tmp_path / "memory.sqlite3", "13812345678")], input=b"",
                           capture_output=True, env=_env(), cwd=tmp_path, timeout=60)
     assert done.returncode == 1 and done.stdout == b"" and done.stderr.decode("utf-8").startswith("error: ")
+    assert "13812345678" not in done.stderr.decode("utf-8") and list(tmp_path.iterdir()) == []  # nothing made
+
+
+def test_a_failing_store_is_a_tool_error_that_says_nothing_changed(monkeypatch):
+    import sqlite3
+
+    with MemoryManager(store_path=None) as memory:
+        alice = _server(memory)
+
+        def busy(*args: Any, **kwargs: Any) -> Any:
+            raise sqlite3.OperationalError("database is locked")
+
+        monkeypatch.setattr(memory, "add", busy)
+        result = _call(alice, "remember", {"text": "我喜欢爬山", "role": "user"})["result"]
+        assert result["isError"] and "database is locked" in result["content"][0]["text"]
+        assert "nothing changed" in result["content"][0]["text"] and memory.store.records("alice") == []
+
+
+def test_the_same_user_id_in_another_tenant_is_another_scope():
+    with MemoryManager(store_path=None) as memory:
+        log = open(os.devnull, "w", encoding="utf-8")
+        servers = {tenant: McpServer(MemoryTools(memory, "alice", tenant), log=log) for tenant in ("t1", "t2", None)}
+        for server in servers.values():
+            server.handle(_request("initialize", INIT))
+        written = _call(servers["t1"], "remember", {"text": BOB_SECRET, "role": "user", "session_id": "s1"})
+        record_id = written["result"]["structuredContent"]["record_id"]
+        for tenant in ("t2", None):
+            for name, arguments in _injections([record_id]):
+                assert "bob的私事" not in json.dumps(_call(servers[tenant], name, arguments), ensure_ascii=False)
+        assert [r["content"] for r in memory.store.records("alice", tenant_id="t1")] == [BOB_SECRET]

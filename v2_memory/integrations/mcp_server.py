@@ -3,15 +3,21 @@
     client ──one JSON-RPC message per line──► stdin   McpServer.handle ─► MemoryTools (mcp_tools.py)
     client ◄──one JSON-RPC message per line── stdout       (logs and diagnostics go to stderr)
 
-It speaks the MCP revisions reached through the ``initialize`` handshake, 2024-11-05 to
-2025-11-25 (the newest the official Python SDK's ``ClientSession.initialize`` offers): it answers
-with the version the client asks for when it knows it, else with its newest. Methods:
-``initialize``, ``ping``, ``tools/list``, ``tools/call``, ``resources/list``, ``resources/read``
-(the user's confirmed facts, ``memory://facts``), ``resources/templates/list``; notifications get no
-reply. The server never crashes on what it reads: bad JSON is -32700, a message that is not a
-request -32600, an unknown method -32601, bad parameters (or an unknown tool) -32602; a tool that
-refuses its arguments answers a result with ``isError`` (the spec's tool execution error), so the
-model can read why and try again.
+It speaks every revision the official Python SDK speaks, in both of its eras; the client's first
+request picks the era, once:
+
+- the ``initialize`` handshake, 2024-11-05 to 2025-11-25: the server answers with the version the
+  client asks for when it knows it, else with its newest (2025-11-25);
+- 2026-07-28 (the SDK's ``LATEST_PROTOCOL_VERSION``): no handshake; every request carries its
+  version in ``params._meta`` (``server/discover`` lists the versions), every result says
+  ``resultType``, and an unknown version is refused with -32022 naming the supported ones.
+
+Methods: ``initialize``, ``server/discover``, ``ping``, ``tools/list``, ``tools/call``,
+``resources/list``, ``resources/read`` (the user's confirmed facts, ``memory://facts``),
+``resources/templates/list``; notifications get no reply. The server never crashes on what it
+reads: bad JSON is -32700, a message that is not a request -32600, an unknown method -32601, bad
+parameters (or an unknown tool) -32602; a tool that refuses its arguments answers a result with
+``isError`` (the spec's tool execution error), so the model can read why and try again.
 
 The scope — store, user, tenant — comes from the command line and nowhere else.
 """
@@ -25,14 +31,23 @@ import traceback
 from typing import Any, BinaryIO, Callable, TextIO
 
 from ..manager import MemoryManager
+from ..validation import require_scope
 from .mcp_tools import TOOLS, MemoryTools
 
-__all__ = ["McpServer", "RpcError", "serve", "PROTOCOL_VERSIONS", "LATEST_PROTOCOL_VERSION", "FACTS_URI",
+__all__ = ["McpServer", "RpcError", "serve", "PROTOCOL_VERSIONS", "MODERN_VERSIONS", "LATEST_PROTOCOL_VERSION",
+           "LATEST_HANDSHAKE_VERSION", "FACTS_URI",
            "DESCRIPTION", "EPILOG", "add_arguments", "run_from_args"]
 
-# The handshake revisions, oldest to newest (the official SDK's HANDSHAKE_PROTOCOL_VERSIONS).
+# The handshake revisions, oldest to newest (the official SDK's HANDSHAKE_PROTOCOL_VERSIONS), and
+# the per-request-envelope ones (its MODERN_PROTOCOL_VERSIONS).
 PROTOCOL_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1]
+MODERN_VERSIONS = ("2026-07-28",)
+LATEST_HANDSHAKE_VERSION, LATEST_PROTOCOL_VERSION = PROTOCOL_VERSIONS[-1], MODERN_VERSIONS[-1]
+# The 2026-07-28 envelope: keys in a request's params._meta, and the server's stamp on a result.
+VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
+CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
+SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
+CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resources/read", "resources/templates/list"})
 BATCH_VERSION = "2025-03-26"  # the one revision with JSON-RPC batches (added then, removed in 2025-06-18)
 FACTS_URI = "memory://facts"
 MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is refused without being held in memory
@@ -40,7 +55,12 @@ SERVER_NAME, SERVER_VERSION = "v2-memory", "0.1.0"
 
 # JSON-RPC 2.0 error codes, and MCP's for an unknown resource.
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
-RESOURCE_NOT_FOUND = -32002
+RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION = -32002, -32022
+SERVER_INFO = {"name": SERVER_NAME, "title": "v2_memory governed memory", "version": SERVER_VERSION}
+CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}}
+INSTRUCTIONS = ("Governed long-term memory for one user, fixed when this server started. Call recall before "
+                "answering, remember for each message, verify or confirm_fact when the user confirms; rejected "
+                "memories show why, never their text.")
 
 
 class RpcError(Exception):
@@ -68,18 +88,21 @@ def _reject_constant(name: str) -> None:
 
 
 class McpServer:
-    """The protocol: one parsed message in, at most one reply out (``handle``); no I/O here."""
+    """The protocol: one parsed message in, at most one reply out (``handle``); no stdio here (diagnostics go to ``log``)."""
 
     def __init__(self, tools: MemoryTools, *, log: TextIO | None = None) -> None:
         self.tools = tools
         self.log = log if log is not None else sys.stderr
-        self.protocol_version: str | None = None  # set by initialize
+        self.protocol_version: str | None = None  # set by initialize, or by each 2026-era request
+        self.era: str | None = None  # "handshake" or "modern": the first request that names one decides
         self.client_initialized = False  # the client's notifications/initialized arrived
         self._methods: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
             "initialize": self._initialize, "ping": lambda params: {},
             "tools/list": self._tools_list, "tools/call": self._tools_call,
             "resources/list": self._resources_list, "resources/read": self._resources_read,
             "resources/templates/list": lambda params: self._page(params, "resourceTemplates", [])}
+        self._modern_methods = {**self._methods, "server/discover": self._discover}
+        del self._modern_methods["initialize"]
 
     # -- framing -----------------------------------------------------------------------------------
     def handle_line(self, line: bytes | str) -> str | None:
@@ -107,7 +130,8 @@ class McpServer:
         # subtle: only 2025-03-26 has batches; before initialize there is no version, so no batch.
         if self.protocol_version != BATCH_VERSION:
             version = self.protocol_version or "none negotiated yet"
-            return _error(None, RpcError(INVALID_REQUEST, f"batches are not part of MCP {version}; send one message per line"))
+            message = f"batches are not part of MCP {version}; send one message per line"
+            return _error(None, RpcError(INVALID_REQUEST, message))
         if not messages:
             return _error(None, RpcError(INVALID_REQUEST, "an empty batch is not a request"))
         nested = _error(None, RpcError(INVALID_REQUEST, "a batch cannot hold a batch"))
@@ -143,14 +167,42 @@ class McpServer:
         # notifications/cancelled: requests run one at a time, so by now there is nothing to cancel.
 
     def _call(self, method: str, params: Any) -> dict[str, Any]:
-        handler = self._methods.get(method)
+        enveloped = isinstance(params, dict) and isinstance(params.get("_meta"), dict) and VERSION_KEY in params["_meta"]
+        if self.era is None and enveloped and method != "initialize":
+            self.era = "modern"  # subtle: decided once; initialize never opens the 2026 era, envelope or not
+            print("v2-memory mcp: the client speaks the 2026-07-28 envelope", file=self.log)
+        if self.era == "modern":
+            return self._modern_call(method, params)
+        if enveloped and method != "initialize":
+            raise RpcError(INVALID_REQUEST, "this connection speaks the initialize handshake; requests carrying "
+                                            "the 2026-07-28 envelope are not accepted on it")
+        handler = self._handler(self._methods, method, params)
+        if self.protocol_version is None and method not in ("initialize", "ping"):
+            raise RpcError(INVALID_REQUEST, "the session is not initialized: send initialize first")
+        return handler(params)
+
+    @staticmethod
+    def _handler(methods: dict[str, Callable[[dict[str, Any]], dict[str, Any]]], method: str,
+                 params: Any) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        handler = methods.get(method)
         if handler is None:
             raise RpcError(METHOD_NOT_FOUND, f"method not found: {method[:100]}")
         if not isinstance(params, dict):
             raise RpcError(INVALID_PARAMS, "params must be an object")
-        if self.protocol_version is None and method not in ("initialize", "ping"):
-            raise RpcError(INVALID_REQUEST, "the session is not initialized: send initialize first")
-        return handler(params)
+        return handler
+
+    def _modern_call(self, method: str, params: Any) -> dict[str, Any]:
+        """A 2026-07-28 request: its own envelope names its version; the result says it is complete."""
+        if method == "initialize":
+            requested = params.get("protocolVersion") if isinstance(params, dict) else None
+            raise RpcError(UNSUPPORTED_VERSION, "this connection speaks 2026-07-28, which has no initialize handshake",
+                           {"supported": list(MODERN_VERSIONS), "requested": str(requested)[:100]})
+        handler = self._handler(self._modern_methods, method, params)
+        self.protocol_version = _envelope_version(params)
+        result = {**handler(params), "resultType": "complete", "_meta": {SERVER_INFO_KEY: dict(SERVER_INFO)}}
+        if method in CACHEABLE:  # nothing here may be cached: memory changes with every turn
+            result.update(ttlMs=0, cacheScope="private")
+        return result
 
     # -- methods -----------------------------------------------------------------------------------
     def _initialize(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -160,14 +212,14 @@ class McpServer:
         if self.protocol_version is not None:
             raise RpcError(INVALID_REQUEST, "already initialized")
         # Negotiation: the client's version when this server knows it, else this server's newest.
-        self.protocol_version = requested if requested in PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
+        self.protocol_version = requested if requested in PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
+        self.era = "handshake"
         print(f"v2-memory mcp: client asked for {requested[:40]!r}, speaking {self.protocol_version}", file=self.log)
-        return {"protocolVersion": self.protocol_version,
-                "capabilities": {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}},
-                "serverInfo": {"name": SERVER_NAME, "title": "v2_memory governed memory", "version": SERVER_VERSION},
-                "instructions": ("Governed long-term memory for one user, fixed when this server started. Call recall "
-                                 "before answering, remember for each message, verify or confirm_fact when the user "
-                                 "confirms; rejected memories show why, never their text.")}
+        return {"protocolVersion": self.protocol_version, "capabilities": CAPABILITIES, "serverInfo": SERVER_INFO,
+                "instructions": INSTRUCTIONS}
+
+    def _discover(self, params: dict[str, Any]) -> dict[str, Any]:
+        return {"supportedVersions": list(MODERN_VERSIONS), "capabilities": CAPABILITIES, "instructions": INSTRUCTIONS}
 
     def _page(self, params: dict[str, Any], key: str, items: list[dict[str, Any]]) -> dict[str, Any]:
         """Every list here fits one page: a cursor can only be one this server never gave out."""
@@ -201,6 +253,20 @@ class McpServer:
             raise RpcError(RESOURCE_NOT_FOUND, "resource not found", {"uri": uri[:200]})
         text = json.dumps(self.tools.facts(), ensure_ascii=False)
         return {"contents": [{"uri": FACTS_URI, "mimeType": "application/json", "text": text}]}
+
+
+def _envelope_version(params: dict[str, Any]) -> str:
+    """The version a 2026-07-28 request names, or the error its envelope deserves."""
+    meta = params.get("_meta")
+    if not isinstance(meta, dict) or VERSION_KEY not in meta or CAPABILITIES_KEY not in meta:
+        raise RpcError(INVALID_PARAMS, f"params._meta must carry {VERSION_KEY!r} and {CAPABILITIES_KEY!r}")
+    version = meta[VERSION_KEY]
+    if not isinstance(version, str):
+        raise RpcError(INVALID_PARAMS, f"{VERSION_KEY} must be a string")
+    if version not in MODERN_VERSIONS:
+        raise RpcError(UNSUPPORTED_VERSION, f"unsupported protocol version {version[:40]!r}",
+                       {"supported": list(MODERN_VERSIONS), "requested": version[:100]})
+    return version
 
 
 def encode(message: Any) -> str:
@@ -250,7 +316,8 @@ EPILOG = "example: python -m v2_memory mcp --store memory.sqlite3 --user-id alic
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", required=True, metavar="PATH_OR_URL",
-                        help="the store: a .json file, a .sqlite3 file or sqlite:///path (several servers may share SQLite)")
+                        help="the store: a .json file, a .sqlite3 file or sqlite:///path "
+                             "(several servers may share SQLite)")
     parser.add_argument("--user-id", required=True, help="whose memory this server reads and writes (fixed)")
     parser.add_argument("--tenant-id", help="the user's tenant, if any (fixed)")
     parser.add_argument("--threshold", type=float, default=0.2, help="the relevance threshold (default: 0.2)")
@@ -260,6 +327,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_from_args(args: argparse.Namespace) -> int:
     """Open the store for the given scope and serve until the client closes stdin."""
+    require_scope(args.user_id, args.tenant_id)  # a bad scope is refused before the store is opened or made
     protocol_out = sys.stdout.buffer
     with MemoryManager(threshold=args.threshold, store_path=args.store) as manager:
         tools = MemoryTools(manager, args.user_id, args.tenant_id)

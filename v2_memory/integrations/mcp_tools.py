@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -165,7 +166,8 @@ def _check_value(name: str, schema: dict[str, Any], value: Any) -> Any:
             raise ToolError(f"{name} must be between {schema['minimum']} and {schema['maximum']}")
         return value
     if not isinstance(value, str):
-        raise ToolError(f"{name} must be a string, got {_json_type(value)}" + (" (omit it instead)" if value is None else ""))
+        hint = " (omit it instead)" if value is None else ""
+        raise ToolError(f"{name} must be a string, got {_json_type(value)}{hint}")
     if not value.strip() or len(value) > schema["maxLength"]:
         raise ToolError(f"{name} must be 1 to {schema['maxLength']} characters, not blank")
     if "enum" in schema and value not in schema["enum"]:
@@ -199,6 +201,9 @@ class MemoryTools:
             return self._calls[name](**check_arguments(_BY_NAME[name], arguments))
         except (ToolError, V2MemoryError, ValueError, TypeError) as exc:
             return ToolResult(f"{name} refused: {exc}", {"error": str(exc)}, is_error=True)
+        except (OSError, sqlite3.Error) as exc:  # the store failed (disk full, busy too long): nothing was done
+            message = f"the memory store failed ({type(exc).__name__}: {str(exc)[:200]}); nothing changed, try again"
+            return ToolResult(f"{name} failed: {message}", {"error": message}, is_error=True)
 
     # -- the tools ---------------------------------------------------------------------------------
     def remember(self, text: str, role: str, session_id: str | None = None, task_id: str | None = None,
