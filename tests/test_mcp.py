@@ -43,7 +43,7 @@ INIT = {"protocolVersion": ours.LATEST_HANDSHAKE_VERSION, "capabilities": {}, "c
 BOB_SECRET = "bob的私事：保险箱在书房第三格"  # no query below ever contains "bob的私事"
 
 
-def _command(store: Path, user: str, *extra: str) -> list[str]:
+def _command(store: Path | str, user: str, *extra: str) -> list[str]:
     return ["-m", "v2_memory", "mcp", "--store", str(store), "--user-id", user, *extra]
 
 
@@ -182,10 +182,11 @@ def test_sdk_error_paths_are_protocol_errors_or_tool_errors_as_the_spec_says(tmp
 
 
 @needs_sdk
-def test_two_sdk_sessions_on_one_sqlite_store_never_reach_each_other(tmp_path):
-    """Bob's server writes a secret; Alice's server, on the same file at the same time, tries every
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_two_sdk_sessions_on_one_shared_store_never_reach_each_other(tmp_path, request, backend):
+    """Bob's server writes a secret; Alice's server, on the same store at the same time, tries every
     way in. Bob's memory reaches none of her results, and none of her calls changes it."""
-    store = tmp_path / "memory.sqlite3"
+    store = tmp_path / "memory.sqlite3" if backend == "sqlite" else request.getfixturevalue("pg_schema").url
 
     async def both() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
         async with _session(tmp_path, store, "bob") as bob:
@@ -210,7 +211,7 @@ def test_two_sdk_sessions_on_one_sqlite_store_never_reach_each_other(tmp_path):
     assert by_id[ids["ids"][1]]["reasons"] == ["unverified_model_output"]  # alice's verify did not reach it
 
 
-def _session(tmp_path: Path, store: Path, user: str) -> Any:
+def _session(tmp_path: Path, store: Path | str, user: str) -> Any:
     from contextlib import asynccontextmanager
 
     @asynccontextmanager

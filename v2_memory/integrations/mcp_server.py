@@ -31,6 +31,7 @@ import traceback
 from typing import Any, BinaryIO, Callable, TextIO
 
 from ..manager import MemoryManager
+from ..storage.postgres import mask_url
 from ..validation import require_scope
 from .mcp_tools import TOOLS, MemoryTools
 
@@ -316,8 +317,8 @@ EPILOG = "example: python -m v2_memory mcp --store memory.sqlite3 --user-id alic
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", required=True, metavar="PATH_OR_URL",
-                        help="the store: a .json file, a .sqlite3 file or sqlite:///path "
-                             "(several servers may share SQLite)")
+                        help="the store: a .json file, a .sqlite3 file, sqlite:///path or postgresql://... "
+                             "(several servers may share SQLite or PostgreSQL)")
     parser.add_argument("--user-id", required=True, help="whose memory this server reads and writes (fixed)")
     parser.add_argument("--tenant-id", help="the user's tenant, if any (fixed)")
     parser.add_argument("--threshold", type=float, default=0.2, help="the relevance threshold (default: 0.2)")
@@ -331,7 +332,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     protocol_out = sys.stdout.buffer
     with MemoryManager(threshold=args.threshold, store_path=args.store) as manager:
         tools = MemoryTools(manager, args.user_id, args.tenant_id)
-        print(f"v2-memory mcp: serving {args.store} over stdio (the scope is fixed)", file=sys.stderr)
+        # The store URL may hold a password: the log line shows it masked.
+        print(f"v2-memory mcp: serving {mask_url(str(args.store))} over stdio (the scope is fixed)", file=sys.stderr)
         # Anything printed by mistake goes to stderr: stdout carries protocol messages only.
         with contextlib.redirect_stdout(sys.stderr):
             try:
