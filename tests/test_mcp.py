@@ -208,7 +208,7 @@ def test_two_sdk_sessions_on_one_shared_store_never_reach_each_other(tmp_path, r
             assert candidate["record_id"] not in ids["ids"]
     by_id = {c["record_id"]: c for c in bob_after["candidates"]}
     assert by_id[ids["ids"][0]]["admitted"] and "bob的私事" in by_id[ids["ids"][0]]["content"]  # still there
-    assert by_id[ids["ids"][1]]["reasons"] == ["unverified_model_output"]  # alice's verify did not reach it
+    assert "unverified_model_output" in by_id[ids["ids"][1]]["reasons"]  # alice's verify did not reach it
 
 
 def _session(tmp_path: Path, store: Path | str, user: str) -> Any:

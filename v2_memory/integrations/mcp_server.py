@@ -322,6 +322,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user-id", required=True, help="whose memory this server reads and writes (fixed)")
     parser.add_argument("--tenant-id", help="the user's tenant, if any (fixed)")
     parser.add_argument("--threshold", type=float, default=0.2, help="the relevance threshold (default: 0.2)")
+    # bm25, as the README advises for an agent that talks with people (natural questions pass 0.2).
+    parser.add_argument("--scorer", choices=("bm25", "article"), default="bm25",
+                        help="how long-term memories are scored (default: bm25; article: the article's cosine)")
     # stdout is the protocol stream: there is no table to print, so no --json either.
     parser.set_defaults(run=run_from_args, stdout_protocol=True)
 
@@ -330,7 +333,7 @@ def run_from_args(args: argparse.Namespace) -> int:
     """Open the store for the given scope and serve until the client closes stdin."""
     require_scope(args.user_id, args.tenant_id)  # a bad scope is refused before the store is opened or made
     protocol_out = sys.stdout.buffer
-    with MemoryManager(threshold=args.threshold, store_path=args.store) as manager:
+    with MemoryManager(threshold=args.threshold, store_path=args.store, scorer=args.scorer) as manager:
         tools = MemoryTools(manager, args.user_id, args.tenant_id)
         # The store URL may hold a password: the log line shows it masked.
         print(f"v2-memory mcp: serving {mask_url(str(args.store))} over stdio (the scope is fixed)", file=sys.stderr)
