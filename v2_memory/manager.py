@@ -18,6 +18,8 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from .display import Displayed, Shown
+from .errors import StoreClosedError
 from .observe.audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
 from .governance.decay import DecayRates
@@ -51,7 +53,7 @@ def utc_now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-class MemoryManager:
+class MemoryManager(Displayed):
     """Recent window + summary + long-term store, isolated per user and governed.
 
     ``store_path=None`` keeps everything in memory; ``store=`` plugs in any ``VectorStore``.
@@ -468,6 +470,31 @@ class MemoryManager:
     def close(self) -> None:
         """Release the store's file lock and the state database's connection."""
         self.storage.close()
+
+    # -- display -----------------------------------------------------------------------------
+    _USERS_SHOWN = 10  # a store may hold thousands of users; a repr names the first few
+
+    def _shown(self) -> Shown:
+        """Where memory lives and how it reads: backend, path, users, threshold, scorer.
+
+        Looking changes nothing: no read is logged, nothing is opened, and a closed manager says it
+        is closed (and why) instead of raising."""
+        path = getattr(self.store, "path", None) or self.storage.db.path
+        scorer = getattr(getattr(self.store, "scorer", None), "name", None) or type(self.store).__name__
+        fields: list[tuple[str, Any]] = [("backend", self.storage.backend),
+                                         ("path", Path(path) if path is not None else "in memory")]
+        try:
+            users = None if self.storage.closed else self.users()
+        except StoreClosedError:  # closed by another opening between the check and the read
+            users = None
+        if users is None:
+            fields.insert(0, ("closed", self.storage.db.closed_reason or "it was closed"))
+        else:
+            more = len(users) - self._USERS_SHOWN
+            fields.append(("users", tuple(users[:self._USERS_SHOWN]) + ((f"… and {more} more",) if more > 0 else ())))
+        fields += [("threshold", self.threshold), ("scorer", scorer), ("window_size", self.window_size),
+                   ("governance", "on" if self.policy.enabled else "off")]
+        return Shown("MemoryManager", tuple(fields))
 
     def __enter__(self) -> MemoryManager:
         return self

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import PurePath
 from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
+from .display import Displayed, Shown
 from .governance.sensitive import check_metadata
 from .validation import require_id, require_text
 
@@ -92,8 +94,8 @@ class Hit(NamedTuple):
         return {"score": round(self.score, digits), "record": dict(self.record)}
 
 
-@dataclass(frozen=True)
-class WriteResult:
+@dataclass(frozen=True, repr=False)
+class WriteResult(Displayed):
     """What ``MemoryManager.add`` did with a message: where it went, how trusted, and why.
 
     ``record_id`` is None when nothing reached the long-term store (filler, code-only text).
@@ -121,9 +123,23 @@ class WriteResult:
             "question": self.question,
         }
 
+    def _shown(self) -> Shown:
+        """Where the message went and how far it is trusted; then only what this write found."""
+        fields: list[tuple[str, Any]] = [("record_id", self.record_id), ("stored_in", self.stored_in),
+                                         ("source", self.source), ("domain", self.domain),
+                                         ("verified", self.verified), ("weight", self.weight), ("reasons", self.reasons)]
+        if self.sensitive:
+            # The kind and the masked form (139*****678), never the value itself.
+            fields.append(("sensitive", tuple(f"{f.get('kind')} {f.get('masked', '')}".strip() for f in self.sensitive)))
+        if self.facts or self.fact:
+            from .governance.persona import fact_phrase  # here, not at the top: persona imports this module
+            fields.append(("facts", tuple(fact_phrase(f) for f in (self.facts or (self.fact,)))))
+        fields += [(name, getattr(self, name)) for name in ("supersedes", "question") if getattr(self, name)]
+        return Shown("WriteResult", tuple(fields))
 
-@dataclass(frozen=True)
-class EraseReceipt:
+
+@dataclass(frozen=True, repr=False)
+class EraseReceipt(Displayed):
     """What ``erase_user`` removed, per track, and which files it rewrote."""
 
     user_id: str
@@ -151,6 +167,18 @@ class EraseReceipt:
             "files_rewritten": list(self.files_rewritten),
             "damaged_log_lines": list(self.damaged_log_lines),
         }
+
+    def _shown(self) -> Shown:
+        """Whom it erased, how much per track, and which files it rewrote."""
+        fields: list[tuple[str, Any]] = [("user_id", self.user_id)]
+        if self.tenant_id is not None:
+            fields.append(("tenant_id", self.tenant_id))
+        fields += [(track, getattr(self, track)) for track in ("window", "summary", "store", "ledger", "state", "logs")]
+        # File names, not paths: a repr has room for three names, and the folder is the store's.
+        fields += [("total", self.total), ("files_rewritten", tuple(PurePath(f).name for f in self.files_rewritten))]
+        if self.damaged_log_lines:
+            fields.append(("damaged_log_lines", self.damaged_log_lines))
+        return Shown("EraseReceipt", tuple(fields))
 
 
 # -- what governance learns about a memory (kept in the ledger) --------------------------------------

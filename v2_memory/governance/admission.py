@@ -24,18 +24,20 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Callable, Iterator, overload
 
+from ..display import Displayed, Shown
 from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..retrieval.index import indexed_text
 from ..text.tokenizer import cosine_similarity
 from .decay import DecayRates, time_decay
+from .persona import fact_phrase
 from ..messages import MemoryState
 from .router import Route
 
 __all__ = ["Admission", "Explanation", "ReadContext", "judge", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
 
 
-@dataclass(frozen=True)
-class Admission:
+@dataclass(frozen=True, repr=False)
+class Admission(Displayed):
     """The decision about one candidate memory, and the numbers behind it."""
 
     record: dict[str, Any]
@@ -71,9 +73,22 @@ class Admission:
             "relevance": round(self.relevance, digits),
         }
 
+    def _shown(self) -> Shown:
+        """The decision first, then the numbers behind it, then the memory itself."""
+        fields: list[tuple[str, Any]] = [("record_id", self.record_id), ("admitted", self.admitted),
+                                         ("reasons", self.reasons), ("similarity", self.similarity)]
+        if self.relevance != self.similarity:
+            fields.append(("relevance", self.relevance))  # an exact identifier match counts as 1.0
+        fields += [("weight", self.weight), ("effective", self.effective), ("threshold", self.threshold)]
+        # Only what is set: most admissions are neither duplicates, exact matches nor recalled.
+        fields += [(name, getattr(self, name)) for name in ("duplicates", "duplicate_of", "exact", "recalled_via")
+                   if getattr(self, name)]
+        fields += [(key, self.record.get(key)) for key in ("role", "source", "domain") if self.record.get(key)]
+        return Shown("Admission", (*fields, ("content", self.record.get("content"))))
 
-@dataclass(frozen=True)
-class Explanation(Sequence):
+
+@dataclass(frozen=True, repr=False)
+class Explanation(Displayed, Sequence):
     """What ``explain`` returns: the route, and one admission per candidate (a sequence of them)."""
 
     query: str
@@ -107,6 +122,26 @@ class Explanation(Sequence):
         return {"query": self.query, "route": self.route.to_dict(),
                 "admissions": [a.to_dict() for a in self.admissions], "facts": list(self.facts),
                 "summary": [entry.to_dict() for entry in self.summary]}
+
+    _HEADERS = ("record_id", "admitted", "reasons", "similarity", "weight", "effective", "source", "content")
+
+    def _shown(self) -> Shown:
+        """The query and its route, then one row per candidate, in the order governance ranked them."""
+        fields: list[tuple[str, Any]] = [("query", self.query), ("route", self.route.kind),
+                                         ("admitted", len(self.admitted)), ("rejected", len(self.rejected))]
+        if self.facts:
+            fields.append(("facts", tuple(fact_phrase(f) for f in self.facts)))
+        if self.summary:
+            fields.append(("summary", tuple(_summary_verdict(entry) for entry in self.summary)))
+        rows = tuple((a.record_id, a.admitted, a.reasons, a.similarity, a.weight, a.effective,
+                      a.record.get("source"), a.record.get("content")) for a in self.admissions)
+        return Shown("Explanation", tuple(fields), self._HEADERS, rows)
+
+
+def _summary_verdict(entry: Any) -> str:
+    """``#3 shown`` or ``#5 hidden: superseded``: what this read's summary did with one memory."""
+    which = f"#{entry.record_id}" if entry.record_id is not None else "a message"  # None: never stored
+    return f"{which} shown" if entry.shown else f"{which} hidden: {', '.join(entry.reasons)}"
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ and "my friend uses Windows" are remarks, not declarations. A negation is kept a
 """
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from ..messages import Declaration
 from .facts import MEAT, extract_claims
 
-__all__ = ["Declaration", "detect_declaration", "SINGLE_VALUED_KEYS", "render_fact"]
+__all__ = ["Declaration", "detect_declaration", "SINGLE_VALUED_KEYS", "render_fact", "fact_phrase"]
 
 # Keys where a new value replaces the old one (a user has one device); others accumulate.
 SINGLE_VALUED_KEYS = frozenset({"device", "platform", "name", "location", "employer"})
@@ -63,3 +65,13 @@ def render_fact(key: str, value: str, polarity: int) -> str:
     if key == "allergy":
         return f"persona:allergy = NOT allergic to {value} (不过敏 / not allergic)"
     return f"persona:{key} = {value}"
+
+
+def fact_phrase(fact: Mapping[str, Any]) -> str:
+    """A fact's dict (as a write result or an explanation carries it) as one line, with its status.
+
+    >>> fact_phrase({"key": "diet", "value": "香菜", "polarity": -1, "status": "pending"})
+    'persona:diet = NOT 香菜 (不吃 / does not eat it) [pending]'
+    """
+    line = render_fact(str(fact.get("key")), str(fact.get("value")), int(fact.get("polarity", 1)))
+    return f"{line} [{fact['status']}]" if fact.get("status") else line

@@ -46,6 +46,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .audit import AuditEvent
 from ..governance.decay import DecayRates, time_decay
 from ..governance.governor import default_state
+from ..display import Displayed, Shown
 from ..messages import MemoryState
 
 __all__ = ["Metric", "HealthReport", "HealthMinimums", "health_report"]
@@ -53,8 +54,8 @@ __all__ = ["Metric", "HealthReport", "HealthMinimums", "health_report"]
 _NEGATION = re.compile(r"不要|别|不吃|不用|不喜欢|取消|从不|don'?t|do not|never|\bnot\b|\bno\b", re.I)
 
 
-@dataclass(frozen=True)
-class Metric:
+@dataclass(frozen=True, repr=False)
+class Metric(Displayed):
     name: str
     value: float | None
     unit: str  # "%" (value is a share in [0, 1]), "count"
@@ -76,9 +77,18 @@ class Metric:
                 "numerator": self.numerator, "denominator": self.denominator, "shown": self.shown(),
                 "record_ids": list(self.record_ids), "minimum": self.minimum, "note": self.note}
 
+    def counts(self) -> str:
+        """``3 / 40`` for a share, ``3`` for a count: the events behind the figure."""
+        return f"{self.numerator} / {self.denominator}" if self.denominator is not None else str(self.numerator)
 
-@dataclass(frozen=True)
-class HealthReport:
+    def _shown(self) -> Shown:
+        fields = (("name", self.name), ("status", self.status), ("value", self.shown()), ("counts", self.counts()),
+                  ("note", self.note or self.rule), ("record_ids", self.record_ids))
+        return Shown("Metric", fields)
+
+
+@dataclass(frozen=True, repr=False)
+class HealthReport(Displayed):
     metrics: tuple[Metric, ...]
 
     def __getitem__(self, name: str) -> Metric:
@@ -92,6 +102,11 @@ class HealthReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status, "metrics": [m.to_dict() for m in self.metrics]}
+
+    def _shown(self) -> Shown:
+        """The worst status, then one row per metric: its figure, the counts behind it, and why."""
+        rows = tuple((m.name, m.status, m.shown(), m.counts(), m.note or m.rule) for m in self.metrics)
+        return Shown("HealthReport", (("status", self.status),), ("metric", "status", "value", "counts", "note"), rows)
 
 
 @dataclass(frozen=True)
