@@ -388,3 +388,13 @@ def test_the_readme_points_to_the_notebook_and_maps_the_display_module():
     assert "`weight=0.857`" in section  # what test_numbers_are_rounded_for_display... checks
     modules = readme.split("## Map of the modules")[1]
     assert "`display.py`" in modules
+
+
+@pytest.mark.parametrize("required", ["1", ""])
+def test_without_nbclient_the_notebook_test_skips_unless_required(monkeypatch, required):
+    """CI sets V2_MEMORY_REQUIRE_NOTEBOOK=1: there a missing nbclient fails the run, not skips it."""
+    monkeypatch.setitem(sys.modules, "nbclient", None)  # ``import nbclient`` now raises ImportError
+    monkeypatch.setenv("V2_MEMORY_REQUIRE_NOTEBOOK", required)
+    outcome = pytest.fail.Exception if required == "1" else pytest.skip.Exception
+    with pytest.raises(outcome, match="nbclient"):
+        _nbclient()
