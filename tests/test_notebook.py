@@ -8,6 +8,7 @@ and checks its outputs. Without nbclient that test skips, unless ``V2_MEMORY_REQ
 """
 from __future__ import annotations
 
+import getpass
 import html
 import os
 import re
@@ -213,6 +214,20 @@ def test_the_manager_shows_backend_path_users_threshold_and_scorer(tmp_path, clo
         assert "&lt;u&gt;" in fragment and f"<bdi>{html.escape(str(tmp_path / 'm.sqlite3'))}</bdi>" in fragment
     with MemoryManager(store_path=None, governance=False) as memory:
         assert "path='in memory'" in repr(memory) and "governance='off'" in repr(memory)
+
+
+def test_a_server_store_shows_its_url_with_the_password_masked(pg_schema):
+    """A URL may carry a password; the display shows the server's location without it."""
+    host = pg_schema.url.split("://", 1)[1]
+    secret_url = f"postgresql://{getpass.getuser()}:s3cret-pw@{host}"
+    try:
+        memory = MemoryManager(store_path=secret_url)
+    except Exception as exc:  # a server that checks passwords refuses the made-up one: nothing to show
+        pytest.skip(f"the test server refuses a password in the URL ({exc.__class__.__name__})")
+    with memory:
+        shown = repr(memory) + memory._repr_html_()
+        assert "backend='postgres'" in shown and "search_path" in shown
+        assert "s3cret-pw" not in shown and "in memory" not in shown
 
 
 def test_the_manager_names_a_few_users_and_counts_the_rest(clock):

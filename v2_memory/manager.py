@@ -479,10 +479,8 @@ class MemoryManager(Displayed):
 
         Looking changes nothing: no read is logged, nothing is opened, and a closed manager says it
         is closed (and why) instead of raising."""
-        path = getattr(self.store, "path", None) or self.storage.db.path
         scorer = getattr(getattr(self.store, "scorer", None), "name", None) or type(self.store).__name__
-        fields: list[tuple[str, Any]] = [("backend", self.storage.backend),
-                                         ("path", Path(path) if path is not None else "in memory")]
+        fields: list[tuple[str, Any]] = [("backend", self.storage.backend), ("path", self._location())]
         try:
             users = None if self.storage.closed else self.users()
         except StoreClosedError:  # closed by another opening between the check and the read
@@ -495,6 +493,15 @@ class MemoryManager(Displayed):
         fields += [("threshold", self.threshold), ("scorer", scorer), ("window_size", self.window_size),
                    ("governance", "on" if self.policy.enabled else "off")]
         return Shown("MemoryManager", tuple(fields))
+
+    def _location(self) -> Path | str:
+        """The store's file (a JSON store's records, else the state database), a server's URL with
+        its password masked, or "in memory"."""
+        path = getattr(self.store, "path", None) or self.storage.db.path
+        if path is not None:
+            return Path(path)
+        where = getattr(self.storage.db, "where", None)  # PostgreSQL: the URL as mask_url writes it
+        return str(where) if where not in (None, ":memory:") else "in memory"
 
     def __enter__(self) -> MemoryManager:
         return self
