@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Hashable, Protocol, runtime_checkable
 
 from ..messages import Message
+from ..text.segmenter import read_message
 
-__all__ = ["Summary", "Summarizer", "ExtractiveSummarizer", "SummaryTrack"]
+__all__ = ["Summary", "Summarizer", "ExtractiveSummarizer", "SummaryTrack", "clip"]
 
 
 @dataclass(frozen=True)
@@ -34,35 +35,77 @@ class Summarizer(Protocol):
 
 
 class ExtractiveSummarizer:
-    """Keeps a clipped snippet of the latest expired messages, within ``max_chars``.
+    """Keeps a snippet of each expired message, within ``max_chars``; what asks goes first.
 
-    Older snippets fall off the front; the count of covered messages stays, so the reader knows
-    how much history the summary stands for.
+    A snippet is the message on one line, clipped at ``snippet_chars`` — at a clause or word
+    boundary when one is near, so "switched from Android to an iPhone 15 Pro" does not become
+    "switched from An…". When the snippets outgrow ``max_chars``, the oldest snippet that only
+    *asks* (a question or a request: it states nothing the story needs) falls off first, then the
+    oldest statement. The count of covered messages stays, so the reader knows how much history
+    the summary stands for. Every fold touches at most the snippets that fit: its cost is bounded.
 
         >>> s = ExtractiveSummarizer(max_chars=40, snippet_chars=12)
         >>> summary = s.fold(Summary(), Message("user", "我在写 Agent 专栏，关注 ReAct 状态机。"), 1)
         >>> summary.text
-        '[1 earlier message] user: 我在写 Agent 专…'
+        '[1 earlier message] user: 我在写 Agent…'
+        >>> s = ExtractiveSummarizer(max_chars=70, snippet_chars=30)
+        >>> for i, text in enumerate(["I use a Mac", "what time is it?", "my cat is Tom", "I live in Oslo"]):
+        ...     summary = s.fold(summary if i else Summary(), Message("user", text), i)
+        >>> summary.text
+        '[4 earlier messages] user: I use a Mac | user: my cat is Tom | user: I live in Oslo'
     """
 
-    def __init__(self, max_chars: int = 240, snippet_chars: int = 40) -> None:
+    def __init__(self, max_chars: int = 600, snippet_chars: int = 120) -> None:
         if snippet_chars < 2 or max_chars < snippet_chars:
             raise ValueError("need 2 <= snippet_chars <= max_chars")
         self.max_chars = max_chars
         self.snippet_chars = snippet_chars
 
     def fold(self, summary: Summary, message: Message, record_id: int) -> Summary:
-        # Step 1: one clipped, single-line snippet per message.
-        content = " ".join(message.content.split())
-        if len(content) > self.snippet_chars:
-            content = content[: self.snippet_chars - 1] + "…"
-        parts = summary.parts + (f"{message.role}: {content}",)
-        # Step 2: drop the oldest snippets until the body fits the bound.
-        while len(parts) > 1 and len(" | ".join(parts)) > self.max_chars:
-            parts = parts[1:]
+        # Step 1: one single-line snippet per message, clipped at a boundary.
+        content = clip(" ".join(message.content.split()), self.snippet_chars)
+        parts = list(summary.parts) + [f"{message.role}: {content}"]
+        # Step 2: drop snippets until the body fits the bound — those that only ask first.
+        size = len(" | ".join(parts))
+        while len(parts) > 1 and size > self.max_chars:
+            dropped = parts.pop(_first_to_drop(parts))
+            size -= len(dropped) + len(" | ")
         covers = summary.covers + (record_id,)
         noun = "message" if len(covers) == 1 else "messages"
-        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, parts)
+        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, tuple(parts))
+
+
+_BOUNDARY = "，,。.;；、—–:：!！ "
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (with "…"), at the last clause or word boundary in
+    its second half if there is one.
+
+    >>> clip("switched from Android to an iPhone", 20), clip("我住在杭州滨江，离公司骑车十分钟", 10)
+    ('switched from…', '我住在杭州滨江…')
+    """
+    if len(text) <= limit:
+        return text
+    head = text[: limit - 1]
+    cut = max(head.rfind(mark) for mark in _BOUNDARY)
+    if cut >= limit // 2:
+        head = head[:cut]
+    return head.rstrip(_BOUNDARY) + "…"
+
+
+def _first_to_drop(parts: list[str]) -> int:
+    """The oldest snippet that only asks (the newest too: a question adds nothing to the story);
+    else the oldest."""
+    for index, part in enumerate(parts):
+        if _only_asks(part.partition(": ")[2]):
+            return index
+    return 0
+
+
+def _only_asks(text: str) -> bool:
+    clauses = read_message(text)
+    return bool(clauses) and all(c.act in ("question", "request") for c in clauses)
 
 
 class SummaryTrack:
