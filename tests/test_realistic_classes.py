@@ -47,3 +47,71 @@ def test_an_early_statement_survives_in_the_default_summary(memory):
                  "the garage is small", "I park on the street sometimes", "ok thanks", "one more thing", "never mind"]:
         memory.add(Message("user", text))
     assert first in memory.summary()
+
+
+# -- telling the assistant is the user's own statement ---------------------------------------------
+@pytest.mark.parametrize("text", ["给你说个事，我已经不住成都了", "告诉你哦，我不住成都了", "Let me tell you, I don't live in Leeds anymore",
+                                  "Just letting you know, I don't live in Leeds anymore"])
+def test_a_lead_in_telling_the_assistant_is_no_one_elses_report(text):
+    from v2_memory.text.segmenter import read_message
+    assert [c.act for c in read_message(text)][-1] == "statement" and read_message(text)[-1].whose == "user"
+
+
+def test_someone_telling_the_assistant_is_still_a_report():
+    from v2_memory.text.segmenter import read_message
+    assert read_message("她跟你说我不吃辣")[0].act == "report"
+
+
+# -- natural corrections: apologies, closing cues, qualifiers, the value and its reason ----------
+@pytest.mark.parametrize("history, correction, stale, fresh", [
+    (["牙医复诊是周四下午三点", "顺便问下电动牙刷哪个好"], "抱歉记错了，复诊是周五下午三点", "周四", "周五下午三点"),
+    (["家长会在周一晚上六点半", "我还得准备点问题"], "上次那个我说错了，家长会是周三晚上六点半", "周一", "周三晚上六点半"),
+    (["Yoga class is Tuesday at 7pm", "need a new mat"], "Correction from earlier: yoga is Thursday at 7pm, the studio moved it", "Tuesday", "Thursday"),
+    (["The plumber comes Monday at 8am", "the sink is leaking again"], "Sorry, I misspoke about the plumber, he comes Wednesday at 8am", "Monday", "Wednesday"),
+])
+def test_a_natural_correction_supersedes_the_same_things_clause(memory, history, correction, stale, fresh):
+    first = memory.add(Message("user", history[0])).record_id
+    for text in history[1:]:
+        memory.add(Message("user", text))
+    result = memory.add(Message("user", correction))
+    assert result.supersedes == (first,), result.reasons
+
+
+@pytest.mark.parametrize("text, value", [
+    ("记错了，年会是周六，行政刚发的通知", "年会是周六"),
+    ("no wait, scratch that, the meetup is at 6pm, the host changed it", "the meetup is at 6pm"),
+])
+def test_the_value_is_the_clause_after_the_cue_not_its_reason(text, value):
+    from v2_memory.governance.corrections import detect_correction
+    assert detect_correction(text).new_value == value
+
+
+@pytest.mark.parametrize("text", ["我没记错，就是周六", "不对不对，是周六", "Oops, got it wrong, it's Saturday"])
+def test_doubled_cues_and_denials_read_as_they_mean(text):
+    from v2_memory.governance.corrections import detect_correction
+    found = detect_correction(text)
+    assert (found is None) == text.startswith("我没")
+
+
+def test_a_report_the_user_relays_after_their_own_cue_corrects(memory):
+    first = memory.add(Message("user", "The vet appointment is Tuesday at noon")).record_id
+    result = memory.add(Message("user", "Actually, I called them and the receptionist says the vet appointment is Thursday, not Tuesday"))
+    assert result.supersedes == (first,)
+    assert memory.add(Message("user", "My sister says the party is Friday, not Saturday")).supersedes == ()
+
+
+# -- a bare value finds its target by the value's own evidence ---------------------------------------
+@pytest.mark.parametrize("history, correction, target", [
+    (["Our table at the restaurant is 52", "the kids eat at 6", "My in-laws are at table 17"], "I misheard the waiter — ours is 25", 0),
+    (["My passport appointment is on May 4", "Leo's passport appointment is May 9", "bus 12 goes there"], "Correction: mine's on the 6th", 0),
+])
+def test_a_bare_value_takes_the_look_alike_of_the_same_person_and_kind(memory, history, correction, target):
+    ids = [memory.add(Message("user", text)).record_id for text in history]
+    result = memory.add(Message("user", correction))
+    assert result.supersedes == (ids[target],)
+
+
+def test_a_new_value_of_an_attribute_that_accumulates_supersedes_nothing(memory):
+    memory.add(Message("user", "我对青霉素过敏"))
+    result = memory.add(Message("user", "不对，我还对头孢过敏"))
+    assert result.supersedes == () and "青霉素" in memory.build_context("我对什么药过敏")

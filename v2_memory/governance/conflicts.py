@@ -7,8 +7,8 @@ the scope, the same task) it was said — never simply "the previous message". T
 order of evidence:
 
     named value     the latest clause that contains the wrong value
-    same attribute  the new value is a persona claim ("不对，我用的是iPhone"): the latest live fact
-                    of that attribute
+    same attribute  the new value is a persona claim of an attribute with one value ("不对，我用的是
+                    iPhone"): the latest live fact of that attribute
     same thing      the new value minus its days, times and numbers names a thing ("体检"); the
                     clause sharing most of those words, holding the same kind of value (a time
                     for a time), best and then latest; at least 30 % of the words in common
@@ -32,6 +32,7 @@ from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..text.segmenter import read_message
 from .corrections import Correction, strip_kinds, value_kinds
 from .facts import VEGETARIAN, Claim, extract_claims
+from .persona import SINGLE_VALUED_KEYS
 
 __all__ = ["Target", "correction_target", "clause_of", "update_facts", "resolve_key", "RECENT"]
 
@@ -100,7 +101,9 @@ def _named(wrong: str, history: list[dict[str, Any]]) -> Target | None:
 
 def _same_attribute(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]]) -> Target | None:
     claims = extract_claims(new) or extract_claims("我" + new if not new.isascii() else "I " + new)
-    keys = {c.key for c in claims}
+    # subtle: only an attribute with one value is contradicted by a new value; allergies, likes and
+    # diets accumulate ("我自己是对猕猴桃过敏" says nothing against an earlier peanut allergy).
+    keys = {c.key for c in claims} & SINGLE_VALUED_KEYS
     for record in reversed(history):
         for fact in facts.get(record["record_id"], []):
             if fact.key in keys and fact.status != "superseded":
@@ -128,15 +131,40 @@ def _same_thing(new: str, history: list[dict[str, Any]]) -> Target | None:
 def _bare(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]], session_id: str | None) -> Target | None:
     if _terms(new) - _terms_of_values(new):
         return None  # it names a thing that nothing in the history talks about: no credible target
+    if extract_claims(new):
+        return None  # a whole statement of its own ("不对，我还对头孢过敏"), not a bare value
     recent = [r for r in history if r.get("session_id") == session_id][-RECENT:]
     kinds = value_kinds(new)
-    for record in reversed(recent):
-        for start, end, text in reversed(_clauses(record)):
-            if kinds and kinds & value_kinds(text):
-                return Target(record["record_id"], (start, end), "bare_value")
-        if not kinds and facts.get(record["record_id"]):
-            return clause_of(record, facts[record["record_id"]][-1].value, "bare_value")
-    return None
+    if not kinds:
+        for record in reversed(recent):
+            if facts.get(record["record_id"]):
+                return clause_of(record, facts[record["record_id"]][-1].value, "bare_value")
+        return None
+    # A bare value names no thing, so the evidence is in the value itself: the same kind of value
+    # (a date for a date — a bare number is the weakest kind), the same person's, a look-alike
+    # ("241" for "214"); the latest clause with the most of that evidence wins.
+    wanted = kinds & _SPECIFIC or kinds
+    speaker, shapes = _speaker(new), _shapes(new)
+    best: tuple[tuple[int, int, int], Target] | None = None
+    for order, record in enumerate(recent):
+        for start, end, text in _clauses(record):
+            whose = _speaker(text)
+            if not wanted & value_kinds(text) or not _same_person(speaker, whose):
+                continue
+            rank = (int(bool(shapes & _shapes(text))), int(speaker != "unknown" and whose == speaker), order)
+            if best is None or rank >= best[0]:
+                best = (rank, Target(record["record_id"], (start, end), "bare_value"))
+    return best[1] if best else None
+
+
+_SPECIFIC = frozenset({"day", "time", "date"})
+_NUMBER_RUN = re.compile(r"[A-Za-z]{0,3}\d{1,12}")
+
+
+def _shapes(text: str) -> set[tuple[int, int]]:
+    """The shapes of the numbers in ``text`` (letters before, digits): "room 241" and "214" share
+    (0, 3) — a misread or mistyped value keeps its shape."""
+    return {(sum(ch.isalpha() for ch in m), sum(ch.isdigit() for ch in m)) for m in _NUMBER_RUN.findall(text[:2000])}
 
 
 def _terms_of_values(new: str) -> set[str]:

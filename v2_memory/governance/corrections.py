@@ -44,10 +44,20 @@ class Correction:
 _STANDING = (r"(?:我|我的)?(?:刚才|刚刚|之前|上面|前面|上一条|方才)?(?:说|写|打|记|搞|弄|看|听|填|报|讲|算)错(?:了)?|口误|笔误|不对|不是的|"
              r"错了|更正(?:一下)?|纠正(?:一下)?|修正(?:一下)?|订正(?:一下)?|我的错|搞混了|记混了|弄混了|"
              r"scratch\s+that|my\s+bad|my\s+mistake|correction|to\s+correct\s+myself|let\s+me\s+correct\s+(?:that|myself)|"
-             r"i\s+was\s+wrong|i\s+got\s+(?:that|it|this)\s+wrong|i\s+misspoke|i\s+made\s+a\s+(?:mistake|typo|error)|typo|"
-             r"i\s+mixed\s+(?:it|them|that|those)\s+up|that'?s\s+(?:wrong|not\s+right)|that\s+was\s+wrong|oops|whoops|not\s+quite")
+             r"i\s+was\s+wrong|(?:i\s+)?got\s+(?:that|it|this)\s+wrong|i\s+misspoke|i\s+made\s+a\s+(?:mistake|typo|error)|typo|"
+             r"i\s+mixed\s+(?:it|them|that|those)\s+up|that'?s\s+(?:wrong|not\s+right)|that\s+was\s+wrong|oops|whoops|not\s+quite|"
+             r"i\s+(?:mis(?:spoke|read|typed|heard|remembered|counted|wrote)|got\s+(?:the|my)\s+\w{1,15}\s+wrong)|"
+             r"(?:the\s+)?wrong\s+(?:date|day|time|number|room|address|name|amount|price|one)(?:\s+(?:earlier|before|above))?")
+# A standing cue may close a clause that opens with what it is about or when ("昨天那个我说错了",
+# "时间我记错了"): the clause ends in the admission; the new value follows.
+_CUE_END = re.compile(r"(?:我|我的)?(?:刚才|刚刚|之前|昨天|上次)?(?<![没不])(?:说|写|打|记|搞|弄|看|听|填|报|讲|算)错(?:了)?[啦呀啊哈]{0,2}$")
+# What may follow a standing cue and still leave the value to the next clause: when the mistake
+# was ("from yesterday", "earlier"), or what it is about ("about the kitchen": the thing, kept).
+_QUALIFIER = re.compile(r"^(?:(?P<when>(?:from|about|in|on)\s+(?:yesterday|earlier|before|today|last\s+\w{1,10}|this\s+\w{1,10}|my\s+last\s+message)"
+                        r"|earlier|before|above|again)|(?:about|on|regarding|re|for)\s+(?P<topic>.{1,40})"
+                        r"|(?:the|my|that|this)\s+[\w-]{1,20}(?:\s+[\w-]{1,20})?)$", re.I)  # "I misread the key card": where it went wrong
 _LEADING = r"actually|no\s+wait|wait\s+no|no\s+sorry|sorry\s+no|(?:sorry\s+)?i\s+meant\b(?!\s+to\b)|make\s+that"
-_CUE = re.compile(rf"^(?:(?P<standing>{_STANDING})|(?P<leading>{_LEADING}))(?:\s*[,.:;!]*\s*)", re.I)
+_CUE = re.compile(rf"^(?:(?P<standing>(?:{_STANDING})(?:[\s,，]{{0,2}}(?:{_STANDING})){{0,2}})|(?P<leading>{_LEADING}))(?:\s*[,.:;!]*\s*)", re.I)
 # Mid-clause: "钢琴课其实是周四", "piano is actually on Thursday".
 _MID = re.compile(r"(?P<head>.{1,40}?)(?:其实是|实际上是|应该是|\s+is\s+actually|\s+was\s+actually|\s+should\s+be|\s+actually\s+is)\s*(?P<tail>.{1,60})$",
                   re.I)
@@ -64,6 +74,8 @@ _NOT_EN = re.compile(r"^(?:and\s+)?not\s+(?P<wrong>[^\s].{0,40})$", re.I)
 _INLINE_EN = re.compile(r"^not\s+(?P<wrong>.{1,40}?)\s+but\s+(?P<new>.{1,60})$|^(?P<new2>.{1,60}?)\s+(?:rather\s+than|instead\s+of)\s+"
                         r"(?P<wrong2>.{1,40})$", re.I)
 _TRAILING = "。.!！ ，,~～"
+# "I just checked and the office says the cleaning is Friday": the frame before the relayed words.
+_REPORT_FRAME = re.compile(r"^.{0,80}?\b(?:says?|said|told\s+me|confirmed|confirms|wrote)\s+(?:that\s+)?", re.I)
 _DOUBT = ("question", "conditional", "report")
 
 
@@ -85,8 +97,12 @@ def detect_correction(text: str, meter: Meter | None = None) -> Correction | Non
     if found is None:
         return None
     new, wrong, used = found
-    if any(clauses[i].act in _DOUBT for i in used):
+    # A report the user relays after their own error cue is their evidence, not a doubt ("actually,
+    # I checked and the office says it's Friday"); a question or a conditional still is.
+    relayed = any(meter.scan(_CUE, c.core, "match") and c.act == "statement" for c in clauses[: used[0]])
+    if any(clauses[i].act in _DOUBT and not (relayed and clauses[i].act == "report") for i in used):
         return None
+    new = _REPORT_FRAME.sub("", new, count=1) if relayed else new
     new, wrong = _clean(new), _clean(wrong) if wrong else None
     if not new:
         return None
@@ -124,24 +140,31 @@ def _strip_cue(core: str, meter: Meter) -> str:
 
 
 def _after_cue(clauses: list[Clause], meter: Meter) -> tuple[str, str | None, list[int]] | None:
-    """An error cue; the new value is the rest of its clause, or else the clauses after it."""
+    """An error cue; the new value is the rest of its clause, or else the clause after it."""
     for i, clause in enumerate(clauses):
         cue = meter.scan(_CUE, clause.core, "match")
+        topic = ""
         if cue is None:
-            mid = meter.scan(_MID, clause.core, "match")
-            if mid and clause.whose != "other":
-                return f"{mid.group('head').strip()} {mid.group('tail').strip()}", None, [i]
-            continue
-        rest = clause.core[cue.end():].strip()
-        linked = _LINK.sub("", rest, count=1)
-        if rest and (cue.group("leading") or linked != rest):
-            tail = meter.scan(_NOT_TAIL, linked, "match")  # "room 305 not 350"
-            return (tail.group("new"), tail.group("wrong"), [i]) if tail else (linked, None, [i])
-        if rest:
-            continue  # "纠正一下我的发音": a cue word with an object is not a correction
-        following = [j for j in range(i + 1, len(clauses)) if not _is_cue_only(clauses[j].core, meter)]
+            if clause.whose == "other" or not meter.scan(_CUE_END, clause.core):
+                mid = meter.scan(_MID, clause.core, "match")
+                if mid and clause.whose != "other":
+                    return f"{mid.group('head').strip()} {mid.group('tail').strip()}", None, [i]
+                continue
+        else:
+            rest = clause.core[cue.end():].strip()
+            linked = _LINK.sub("", rest, count=1)
+            if rest and (cue.group("leading") or linked != rest):
+                tail = meter.scan(_NOT_TAIL, linked, "match")  # "room 305 not 350"
+                return (tail.group("new"), tail.group("wrong"), [i]) if tail else (linked, None, [i])
+            qualifier = meter.scan(_QUALIFIER, rest.strip(_TRAILING), "match") if rest else None
+            if rest and qualifier is None:
+                continue  # "纠正一下我的发音": a cue word with an object is not a correction
+            topic = (qualifier.group("topic") or "") if qualifier else ""
+        # subtle: the value is the first clause after the cue; later ones give the reason
+        # ("记错了，按摩仪是下周一到，商家说缺货"), and their words must not blur what it is about.
+        following = [j for j in range(i + 1, len(clauses)) if not _is_cue_only(clauses[j].core, meter)][:1]
         if following:
-            text = "，".join(_LINK.sub("", clauses[j].core, count=1) for j in following)
+            text = " ".join(part for part in (topic, _LINK.sub("", clauses[following[0]].core, count=1)) if part)
             tail = meter.scan(_NOT_TAIL, text, "match")
             return (tail.group("new"), tail.group("wrong"), [i, *following]) if tail else (text, None, [i, *following])
     return None

@@ -46,7 +46,7 @@ _CLAUSE_END = re.compile(r"[，,、：:（）()“”\"「」]+|\s[—–-]+\s|[
 # Lead-ins a listener skips: interjections, "remember that", "by the way", discourse markers.
 _LEAD_IN = re.compile(
     r"^(?:\s|[,，。.!！~～:：]|(?:请|麻烦)?(?:你)?(?:记住|记一下|记着|注意)(?:一下)?|以后|今后|从现在起|对了|另外|顺便(?:说一下|提一下)?|其实|话说|"
-    r"嗯+|哦+|噢+|啊+|呃+|唔+|哎+|诶+|嘿+|好吧|那个|"
+    r"嗯+|哦+|噢+|啊+|呃+|唔+|哎+|诶+|嘿+|好吧|那个|不好意思|抱歉|对不起|sorry\b|"
     r"(?:please\s+)?(?:remember|note|keep\s+in\s+mind)(?:\s+that)?\b|from\s+now\s+on\b|fyi\b|btw\b|by\s+the\s+way\b|also\b|"
     r"oh\b|ah\b|um+\b|uh+\b|hmm+\b|well\b|so\b|ok(?:ay)?\b|hey\b|and\b|anyway\b|just\s+so\s+you\s+know\b){1,8}",
     re.I,
@@ -54,7 +54,7 @@ _LEAD_IN = re.compile(
 _ADVERBS_ZH = "现在|已经|再也|也|都|真的|一直|从来|其实|平时|一般|最近|目前|如今|本来|向来|还|就|又|确实|可能|好像|特别|非常|比较|有点"
 
 # -- speech acts ----------------------------------------------------------------------------------
-_QUESTION_ZH = re.compile(r"[吗嘛呢么]\s*$|来着|是不是|是否|有没有|会不会|能不能|要不要|对不对|对吧|好不好|行不行|可不可以|"
+_QUESTION_ZH = re.compile(r"[吗嘛呢么]\s*$|来着|是不是|是否|有没有|会不会|能不能|要不要|(?<!不)对不对|对吧|好不好|行不行|可不可以|"
                           r"什么|啥|哪|几点|几号|几月|几天|多少|多久|怎么|怎样|为什么|为何|谁|何时|何地|难道")
 _QUESTION_EN = re.compile(
     r"^(?:do|does|did|is|are|was|were|am|can|could|will|would|should|shall|have|has|had|may|might|"
@@ -74,7 +74,13 @@ _REPORT = re.compile(
     r"mentioned|according\s+to|motto|quote|quoted|slogan|catchphrase|keeps\s+telling|always\s+tells)\b",
     re.I,
 )
-_SELF_REPORT = re.compile(r"^我(?:刚才|之前|早就|已经|不是)?(?:说|讲|告诉过你|提到)|^i\s+(?:already\s+|just\s+)?(?:said|told\s+you|mentioned)\b", re.I)
+# The user's own words, or the user telling the assistant ("跟你说个事", "告诉你", "let me tell you"):
+# the reporting verb's speaker is the user and its listener the assistant, so what follows is the
+# user's own statement, not someone else's words.
+_SELF_REPORT = re.compile(r"^我(?:刚才|之前|早就|已经|不是)?(?:说|讲|告诉过你|提到)|^i\s+(?:already\s+|just\s+)?(?:said|told\s+you|mentioned)\b"
+                          r"|^(?:我)?(?:先|再)?(?:跟|和|给|同|对|向)(?:你|您)(?:说|讲|汇报|报告|更新)|^(?:我)?(?:先|再)?告诉(?:你|您)"
+                          r"|^(?:let\s+me|i\s+(?:have|need|want|should|must|gotta)\s+(?:to\s+)?)(?:tell|update|inform)\s+you\b"
+                          r"|^(?:just\s+)?(?:to\s+)?let(?:ting)?\s+you\s+know\b", re.I)
 _REQUEST = re.compile(r"^(?:请|麻烦|帮我|帮忙|给我|提醒我|记得|别|不要|不用|甭|让我们|咱们)"
                       r"|^(?:please|can\s+you|could\s+you|would\s+you|help\s+me|remind\s+me|tell\s+me|let'?s|don'?t|do\s+not|never|stop)\b",
                       re.I)
@@ -87,14 +93,18 @@ _PEOPLE_ZH = ("妈妈|妈|爸爸|爸|母亲|父亲|老妈|老爸|儿子|女儿|�
 _PEOPLE_EN = (r"mom|mother|mum|dad|father|parents?|son|daughter|kids?|children|child|baby|wife|husband|partner|spouse|"
               r"girlfriend|boyfriend|gf|bf|fianc[ée]e?|friends?|buddy|colleagues?|coworkers?|co-workers?|boss|manager|team|"
               r"roommates?|flatmates?|classmates?|teacher|students?|brother|sister|siblings?|grandma|grandmother|grandpa|"
-              r"grandfather|uncle|aunt|cousin|family|neighbou?r|clients?|customers?|nephew|niece|cat|dog|doctor")
+              r"grandfather|uncle|aunt|cousin|family|neighbou?r|clients?|customers?|nephew|niece|cat|dog|doctor|"
+              r"in-laws|(?:mother|father|sister|brother|son|daughter)s?-in-law")
 _OTHER_ZH = re.compile(rf"^(?:我们|咱们|你|您|他|她|它|大家|别人|有人|人家|对方|某人)|^(?:我的?|你的?|他的?|她的?)?(?:{_PEOPLE_ZH})")
 _USER_ZH = re.compile(rf"^(?:我(?!们)|本人|自己|叫我)")
 _OTHER_EN = re.compile(rf"^(?:(?:my|our|your|his|her|their|a|the)\s+(?:best\s+|old\s+|new\s+|little\s+|older\s+|younger\s+)?(?:{_PEOPLE_EN})\b"
-                       rf"|(?:we|you|he|she|they|it|everyone|someone|somebody|people|nobody)\b|[A-Z][a-z]+\s+(?:says?|said|likes?|loves?|uses?|eats?|thinks?|hates?|prefers?)\b)",
+                       rf"|(?:we|you|he|she|they|it|everyone|someone|somebody|people|nobody)\b|[A-Z][a-z]+\s+(?:says?|said|likes?|loves?|uses?|eats?|thinks?|hates?|prefers?)\b"
+                       # a named person's thing ("Sofia's car"), not a contraction ("It's", "Today's")
+                       rf"|(?!(?:it|that|there|here|what|who|where|when|how|let|he|she|today|tomorrow|yesterday|tonight|everyone|nobody)'s)(?-i:[A-Z][a-z]{{1,20}})'s\s)",
                        re.I)
 _CONNECTIVE = re.compile(rf"^(?:(?:{_ADVERBS_ZH}|但是?|不过|可是|而且|然后|所以)+|(?:but|though|and|so|also|now)\b)\s*", re.I)
-_USER_EN = re.compile(r"^(?:call\s+me\b|i\b|i'm\b|i've\b|i'd\b|i'll\b|im\b|me\b|myself\b|my\b)", re.I)
+# "ours"/"our room" is the user's own (the user is one of "us"); "we" acting stays someone else's.
+_USER_EN = re.compile(r"^(?:call\s+me\b|i\b|i'm\b|i've\b|i'd\b|i'll\b|im\b|me\b|myself\b|my\b|mine\b|ours\b|our\b)", re.I)
 
 
 @dataclass
