@@ -115,3 +115,28 @@ def test_a_new_value_of_an_attribute_that_accumulates_supersedes_nothing(memory)
     memory.add(Message("user", "我对青霉素过敏"))
     result = memory.add(Message("user", "不对，我还对头孢过敏"))
     assert result.supersedes == () and "青霉素" in memory.build_context("我对什么药过敏")
+
+
+# -- an update that names the old value ends the statement that held it ----------------------------
+@pytest.mark.parametrize("before, update", [
+    ("我在美团做产品经理，经常加班", "告诉你，我已经不在美团了，下周去小红书"),
+    ("我办了一张健身卡，每周去三次", "健身卡上周退掉了，太远了"),
+    ("I have a membership at Equinox on Main St", "Cancelled Equinox, way too pricey"),
+    ("I work at Stripe as a designer", "I left Stripe last month"),
+    ("My old Galaxy S21 keeps freezing", "I finally gave in and switched from Galaxy S21 to a Pixel 9"),
+])
+def test_an_update_naming_the_old_value_supersedes_its_statement(memory, before, update):
+    first = memory.add(Message("user", before)).record_id
+    memory.add(Message("user", "ok"))
+    result = memory.add(Message("user", update))
+    assert first in result.supersedes
+    assert before not in memory.build_context(before)
+
+
+@pytest.mark.parametrize("before, other", [
+    ("I have a membership at Equinox on Main St", "my sister cancelled Equinox last week"),
+    ("我办了一张健身卡", "我同事把健身卡退掉了"),
+])
+def test_someone_elses_retraction_ends_nothing_of_the_users(memory, before, other):
+    memory.add(Message("user", before))
+    assert memory.add(Message("user", other)).supersedes == ()

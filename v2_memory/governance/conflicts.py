@@ -34,7 +34,7 @@ from .corrections import Correction, strip_kinds, value_kinds
 from .facts import VEGETARIAN, Claim, extract_claims
 from .persona import SINGLE_VALUED_KEYS
 
-__all__ = ["Target", "correction_target", "clause_of", "update_facts", "resolve_key", "RECENT"]
+__all__ = ["Target", "correction_target", "clause_of", "retraction_target", "update_facts", "resolve_key", "RECENT"]
 
 RECENT = 5  # user messages of the same session a bare value may reach back to
 _MIN_SHARE = 0.3
@@ -176,6 +176,22 @@ def _terms_of_values(new: str) -> set[str]:
 
 
 _SUBJECT_COPULA = re.compile(r"[\u4e00-\u9fff]{2,8}\s{0,3}(?:是|在|改到|改成|定在)|[A-Za-z]{2,20}\s{1,3}(?:is|are|was|moved\s{1,3}to)\s", re.I)
+
+
+def retraction_target(value: str, history: list[dict[str, Any]]) -> Target | None:
+    """The sentence an update ends when it names the old value ("我已经不在腾讯了", "cancelled Planet
+    Fitness", "switched from Android"): the latest of the user's live statements that names it —
+    the whole sentence, since all of it described what is gone ("家里养了一只金毛，叫豆豆")."""
+    needle = value.casefold()
+    if len(needle) < 2:
+        return None
+    for record in reversed(history):
+        clauses = read_message(record["content"])
+        for clause in clauses:
+            if needle in clause.text.casefold() and clause.act == "statement" and clause.whose != "other":
+                same = [c for c in clauses if c.sentence == clause.sentence]
+                return Target(record["record_id"], (same[0].start, same[-1].end), "named_old_value")
+    return None
 
 
 def clause_of(record: dict[str, Any], value: str, how: str) -> Target:

@@ -55,6 +55,7 @@ class Claim:
 _ADV = r"(?:现在|已经|再也|也|都|真的|一直|从来|其实|平时|一般|最近|目前|如今|本来|向来|还|就|又|确实|特别|非常|比较|有点|完全|根本|基本上?|早就|终于|这几年|这段时间|上个月|去年|今年)"
 _V = r"(?P<v>.{1,40})"
 _ZH_OBJ = r"(?![了过着来去到])"
+_WHEN = r"(?:上周|这周|上个月|昨天|前几天|刚刚|刚|就|已经|早就|都|也){0,3}"
 # (pattern read after the subject, key, polarity, is-an-update); first match wins per clause.
 _ZH_RULES: list[tuple[str, str, int, bool]] = [
     (rf"对{_V}(?:不|没有?)过敏", "allergy", +1, False),
@@ -78,6 +79,9 @@ _ZH_RULES: list[tuple[str, str, int, bool]] = [
     (r"的?(?:名字|姓名)(?:是|叫)(?P<v>\S{1,12})", "name", +1, False),
     (r"叫(?![个了辆一车])(?P<v>\S{1,10})", "name", +1, False),
     (rf"(?:已经)?不(?:住)?在(?P<v>[^\s]{{1,12}}?)(?:住|生活|工作|上班)?了", "place?", -1, True),
+    # Retractions: a thing the user had is gone ("亚朵那个上周就退掉了", "豆豆送回老家了", "取消了健身卡").
+    (rf"(?P<v>[^\s]{{1,12}}?)(?:那个|那家|那辆|那只|那台|那张)?{_WHEN}(?:退掉|退订|取消|卖掉|卖了|送人|送走|送回|转让|注销|停掉|不要)", "retract", -1, True),
+    (rf"(?:退掉了?|退订了?|取消了|卖掉了|卖了|送走了|戒掉了|注销了|停掉了)(?P<v>[^\s]{{1,12}})", "retract", -1, True),
     (rf"(?:离开了?|从)(?P<v>[^\s]{{1,12}}?)离职了?", "employer", -1, True),
     (rf"(?:住在|住|生活在|定居在?)(?P<v>[^\s]{{1,12}})", "location", +1, False),
     (rf"(?:搬到了?|搬去了?|搬家到|回到了?)(?P<v>[^\s]{{1,12}})", "location", +1, True),
@@ -111,14 +115,18 @@ _EN_RULES: list[tuple[str, str, int, bool]] = [
     (rf"(?:don'?t|do\s+not|no\s+longer)\s+live\s+in\s+{_EN_V}", "location", -1, True),
     (rf"(?:no\s+longer|don'?t|do\s+not)\s+work\s+(?:at|for)\s+{_EN_V}", "employer", -1, True),
     (rf"(?:left|quit)\s+(?:my\s+job\s+at\s+)?(?P<v>[A-Z][\w&.-]{{0,30}})", "employer", -1, True),
+    # Retractions: something the user had or did is over ("cancelled Planet Fitness", "I quit keto").
+    (rf"(?:cancel+ed|quit|gave\s+up(?:\s+on)?|stopped|cut\s+out|sold|moved\s+out\s+of|got\s+rid\s+of|ditched|dropped\s+out\s+of)\s+"
+     rf"(?!at\b|by\b|in\b|to\b|for\b|on\b|it\b|that\b)(?:my\s+|our\s+|the\s+)?(?P<v>[^\s,.;!?][^,.;!?]{{0,30}})", "retract", -1, True),
     (rf"(?:live|'m\s+living|am\s+living|'m\s+based|am\s+based|reside)\s+in\s+{_EN_V}", "location", +1, False),
     (rf"(?:moved|relocated)\s+to\s+{_EN_V}", "location", +1, True),
     (r"(?:'m|am)\s+(?:now\s+)?in\s+(?P<v>[A-Z][\w .-]{1,30}?)\s+now", "location", +1, True),
     (rf"(?:work|'m\s+working|am\s+working)\s+(?:at|for)\s+{_EN_V}", "employer", +1, False),
     (rf"(?:joined|started\s+at|started\s+working\s+at)\s+{_EN_V}", "employer", +1, True),
 ]
-_EN_ADV = (r"(?:\s*(?:really|also|just|actually|now|currently|mostly|usually|always|still|recently|basically|"
-           r"definitely|honestly|totally|kind\s+of|sort\s+of|pretty\s+much)\b){0,4}\s*")
+_EN_ADV = (r"(?:\s*(?:'ve|’ve|have|had|'d)(?=\s))?(?:\s*(?:really|also|just|actually|now|currently|mostly|usually|always|still|recently|basically|"
+           r"definitely|honestly|totally|finally|officially|kind\s+of|sort\s+of|pretty\s+much)\b){0,4}\s*"
+           r"(?:[a-z]{2,12}(?:\s+[a-z]{2,6})?\s+and\s+)?")  # "I finally caved and switched ...": the second verb carries the fact
 
 
 @functools.lru_cache(maxsize=None)
@@ -129,14 +137,15 @@ def _rules(chinese: bool) -> list[tuple[re.Pattern[str], str, int, bool]]:
     return [(re.compile(rf"^{_EN_ADV}(?:{p})", re.I), k, s, u) for p, k, s, u in _EN_RULES]
 _UPDATE_CUE = re.compile(r"现在|已经|开始|不再|再也不|换|改|搬|最近|如今|\b(?:now|anymore|any\s+more|no\s+longer|these\s+days|"
                          r"switched|moved|changed|started|nowadays|since)\b", re.I)
-_SUBJECT = re.compile(r"^(?:(?:但是?|不过|可是|而且|然后|所以|还|也)\s*|(?:and|but|though|also|so)\b\s*)*(?:我(?!们)|本人|i(?=['’])|i\b)?\s*", re.I)
+_SUBJECT = re.compile(r"^(?:(?:但是?|不过|可是|而且|然后|所以|还|也)\s*|(?:and|but|though|also|so)\b\s*)*(?:我(?!们)|本人|i(?=['’])|i\b|we\b|我们)?\s*", re.I)
 _MY = re.compile(r"^(?:my\s+|我的)")
+_WE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:we\b|we'(?:ve|re|d)\b|我们|咱们)", re.I)
 
 # -- values ---------------------------------------------------------------------------------------------
 _PRONOUNS = {"你", "您", "他", "她", "它", "你们", "他们", "这个", "那个", "you", "him", "her", "it", "them", "this", "that",
              "it too", "that too", "so", "to", "one"}
 _VALUE_TAIL = re.compile(r"(?:\s+(?:any\s?more|now|these\s+days|nowadays|at\s+all|again|too|as\s+well|lately|recently|"
-                         r"every\s+day|last\s+(?:year|month|week|summer|spring|fall|winter)|this\s+(?:year|month|week)|in\s+\d{4}|\w+\s+ago|a\s+lot|so\s+much|very\s+much|instead|for\s+work|at\s+work|at\s+home|though|"
+                         r"every\s+day|completely|entirely|for\s+good|altogether|last\s+(?:year|month|week|summer|spring|fall|winter)|this\s+(?:year|month|week)|in\s+\d{4}|\w+\s+ago|a\s+lot|so\s+much|very\s+much|instead|for\s+work|at\s+work|at\s+home|though|"
                          r"for\s+now|right\s+now|since\s+.{1,20}|to\s+me)|[了的啦呢呀哦哈吧啊嘛]|了哈|手机了|\s*[.!~～。！]+)+$", re.I)
 _VALUE_HEAD = re.compile(r"^(?:的是|是|了|着|一个|一台|一部|个|台|部|an?\s+|the\s+|some\s+|my\s+)+", re.I)
 _OTHERS_THING = re.compile(r"(?:我|你|他|她)?(?:的)?(?:妈妈?|爸爸?|儿子|女儿|老婆|老公|朋友|同事|室友|同学|老板|哥|姐|弟|妹|孩子|家人)的|"
@@ -169,11 +178,16 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     meter = meter or Meter()
     # A request is the user's by definition ("别推荐咖啡": the user asks the assistant).
     own = clause.whose == "user" or (clause.act == "request" and clause.whose == "unknown")
-    if not own or clause.act not in ("statement", "request"):
+    # A retraction only ends something the user's own history holds, so an unnamed subject or
+    # "we" (the user is one of us) may make it; someone else's ("my brother sold his car") may not.
+    ours = own or clause.whose == "unknown" or bool(_WE.match(clause.core))
+    if not ours or clause.act not in ("statement", "request"):
         return []
     body = _subject_body(clause)
     rules = _rules(bool(re.match(r"[\u4e00-\u9fff]", body)))
     for pattern, key, polarity, update in rules:
+        if not own and key != "retract":
+            continue
         match = meter.scan(pattern, body, "match")
         if match is None or (clause.act == "request" and key != "recommend"):
             continue

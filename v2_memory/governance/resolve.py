@@ -24,7 +24,7 @@ from typing import Any, Callable
 from ..messages import Declaration, Fact, Message
 from ..storage import VectorStore
 from ..storage.ledger import Ledger, scope_key
-from .conflicts import Target, clause_of, correction_target, resolve_key, update_facts
+from .conflicts import Target, clause_of, correction_target, resolve_key, retraction_target, update_facts
 from .corrections import Correction
 from .decay import DecayRates
 from .facts import Claim, extract_claims
@@ -80,8 +80,9 @@ class Resolver:
                 claim = Claim(resolve_key(claim, live, message.content), claim.value, claim.polarity, claim.start,
                               claim.end, claim.update, claim.old)
             if claim.update or claim.old:
-                superseded += self._replace(message, update_facts(claim, live, SINGLE_VALUED_KEYS), record_id)
-            if claim.polarity < 0 and claim.update and claim.key in SINGLE_VALUED_KEYS:
+                replaced = self._replace(message, update_facts(claim, live, SINGLE_VALUED_KEYS), record_id)
+                superseded += replaced or self._retract(message, claim, record_id)
+            if claim.key == "retract" or (claim.polarity < 0 and claim.update and claim.key in SINGLE_VALUED_KEYS):
                 continue  # "我已经不在腾讯了" only retracts: there is no fact "employer = NOT 腾讯" to keep
             before = self.ledger.fact(key, claim.key, claim.value)
             facts.append(self.ledger.put_fact(key, claim.declaration, record_id, self._iso(message)))
@@ -90,6 +91,18 @@ class Resolver:
             if before is not None and before.record_id not in (None, record_id) and record_id is not None:
                 superseded += self._supersede_statement(message, before, record_id)
         return facts, tuple(dict.fromkeys(superseded))
+
+    def _retract(self, message: Message, claim: Claim, record_id: int | None) -> list[int]:
+        """An update naming the old value ("from Android", "不在腾讯了", "cancelled X") that no
+        recorded fact holds: the latest statement naming it is superseded (by its sentence)."""
+        old = claim.old if claim.old is not None else (claim.value if claim.polarity < 0 else None)
+        if old is None or record_id is None:
+            return []
+        target = retraction_target(old, self.history(message, record_id))
+        if target is None:
+            return []
+        self.supersede_clause(message, target, record_id)
+        return [target.record_id]
 
     def _replace(self, message: Message, replaced: list[Fact], record_id: int | None) -> list[int]:
         key = scope_key(message.user_id, message.tenant_id)
