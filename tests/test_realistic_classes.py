@@ -140,3 +140,29 @@ def test_an_update_naming_the_old_value_supersedes_its_statement(memory, before,
 def test_someone_elses_retraction_ends_nothing_of_the_users(memory, before, other):
     memory.add(Message("user", before))
     assert memory.add(Message("user", other)).supersedes == ()
+
+
+# -- identifiers in the forms people type, and look-alikes ------------------------------------------
+@pytest.mark.parametrize("text, found", [
+    ("5520913 这单还没到", ["#5520913"]),
+    ("那个 88231号工单 先别关", ["#88231"]),
+    ("网关已经升级到 3.12 了", ["V3.12"]),
+    ("we rolled back to 4.2 yesterday", ["V4.2"]),
+])
+def test_identifiers_named_after_the_number_or_by_a_version_verb(text, found):
+    from v2_memory.governance.identifiers import extract_identifiers
+    assert extract_identifiers(text) == found
+
+
+@pytest.mark.parametrize("same, look_alike, query", [
+    ("Locker 2741 holds my gym bag", "Dana's locker is 2714, she keeps her racket there", "what's in room 2741"),
+    ("订单 6630915 已经签收了", "另一单是 6630951，还在路上", "6630915 这单到了吗"),
+])
+def test_a_summary_read_for_an_identifier_leaves_out_its_look_alikes(memory, same, look_alike, query):
+    memory.add(Message("user", same))
+    memory.add(Message("user", look_alike))
+    for n in range(4):
+        memory.add(Message("user", f"unrelated chatter number {n} about the weather"))
+    context = memory.build_context(query)
+    assert look_alike not in context
+    assert look_alike in memory.build_context("tell me everything")

@@ -25,7 +25,7 @@ from .decay import DecayRates
 from ..messages import Fact, MemoryState
 from ..storage.ledger import Ledger, scope_key
 from .confirmation import question_for
-from .identifiers import extract_identifiers
+from .identifiers import extract_identifiers, look_alike
 from .judge import Judge
 from .persona import render_fact
 from .resolve import Resolver
@@ -300,8 +300,13 @@ class Governor:
             return entries
         named = self.ledger.identifiers_of(ids)
         asked = set(identifiers)
+        # A memory naming only other identifiers, or a look-alike number ("481" when room 418 is
+        # asked), is about another thing: the summary of this read leaves it out.
         return [SummaryEntry(e.record_id, False, e.reasons + ("identifier_mismatch",))
-                if e.shown and named.get(e.record_id) and not named[e.record_id] & asked else e for e in entries]
+                if e.shown and ((named.get(e.record_id) and not named[e.record_id] & asked)
+                                or (not named.get(e.record_id, set()) & asked and e.record_id in records
+                                    and look_alike(records[e.record_id]["content"], identifiers)))
+                else e for e in entries]
 
     def may_summarize(self, record_id: int | None) -> bool:
         """Whether a message leaving the window may enter the summary: not while it is unverified

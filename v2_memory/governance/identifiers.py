@@ -42,7 +42,7 @@ from typing import Callable
 from ..text.analyzer import STOP_WORDS
 from .sensitive import find_sensitive
 
-__all__ = ["extract_identifiers", "normalize_identifier"]
+__all__ = ["extract_identifiers", "normalize_identifier", "look_alike"]
 
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9_.])", r"(?![A-Za-z0-9_])"
 _NOT_DECIMAL = r"(?![0-9]|\.[0-9])"  # "3341" but not "3341.5"
@@ -97,6 +97,8 @@ _RULES: list[_Rule] = [
     (re.compile(r"(?:" + _NUMBER_NOUN_EN + r")\s{1,2}(?P<id>\d{4,20})" + _NOT_DECIMAL), _prefixed("#")),
     (re.compile(r"(?:" + _NUMBER_NOUN_ZH + r")" + _NUMBER_LINK + r"(?P<id>\d{3,20})" + _NOT_DECIMAL), _prefixed("#")),
     (re.compile(r"(?<![A-Za-z0-9&])#(?P<id>\d{2,20})" + _NOT_DECIMAL), _prefixed("#")),   # tickets #4521
+    # the noun after the number: "7730182 那单", "20231105号工单", "4521 这笔订单"
+    (re.compile(r"(?<![0-9A-Za-z.])(?P<id>\d{4,20})\s{0,2}(?:那单|这单|那笔|这笔|号?订单|号?工单|的订单|的单子)"), _prefixed("#")),
     (re.compile(_EDGE_L + r"(?P<id>[A-Za-z]{1,10}-?\d{2,8}(?:-\d{1,8})?)" + _EDGE_R + r"(?!\.\d)"), _upper),  # CS201, iso9001, JIRA-123
     (re.compile(r"(?<![A-Za-z0-9])(?P<letters>[A-Z]{2,5}) (?P<digits>\d{3,8})" + _NOT_DECIMAL + r"(?![A-Za-z])"),
      _spaced_code),                                                                        # "ISO 9001", "MU 5101"
@@ -104,7 +106,8 @@ _RULES: list[_Rule] = [
      lambda m: (m.group("id") + m.group("n")).upper()),                                    # 3U8888, G5 1234
     (re.compile(_EDGE_L + r"(?P<id>[vV]\d{1,4}(?:\.\d{1,4}){1,3}|\d{1,4}(?:\.\d{1,4}){2,3})(?!\.?\d)"), _version),
     # a two-part version: after a version word, or a product name written with a capital; not a quantity
-    (re.compile(r"(?:(?i:\b(?:version|ver\.?|release)\b)|版本号?|(?<![A-Za-z])[A-Za-z]{0,12}[A-Z][A-Za-z]{0,12})"
+    (re.compile(r"(?:(?i:\b(?:version|ver\.?|release|(?:upgraded|updated|bumped|downgraded|rolled\s{1,2}back)\s{1,2}to)\b)"
+                r"|版本号?|(?:升级|升|降级|降|回滚|回退)到|(?<![A-Za-z])[A-Za-z]{0,12}[A-Z][A-Za-z]{0,12})"
                 r"(?:\s{0,2}(?i:is|是|为|[:：]))?\s{0,2}(?P<id>\d{1,4}\.\d{1,4})(?!\.?\d)" + _QUANTITY_AFTER),
      lambda m: None if _is_measure_or_word(_name_before(m)) else _version(m)),
     (re.compile(r"(?<![0-9.])(?P<id>\d{1,4}\.\d{1,4})(?!\.?\d)\s{0,2}(?:版本|版)"), _version),
@@ -162,3 +165,23 @@ def extract_identifiers(text: str) -> list[str]:
             return " " * len(match.group(0))
         masked = pattern.sub(hide, masked)
     return list(dict.fromkeys(value for _, value in sorted(found)))
+
+
+_DIGITS = re.compile(r"\d{2,20}")
+
+
+def look_alike(text: str, identifiers: tuple[str, ...] | list[str]) -> bool:
+    """Whether ``text`` holds a number that looks like one of ``identifiers`` without being it: the
+    same length and the same digits in another order, or one digit apart — "481" for room 418,
+    "7730128" for order 7730182. Such a memory is about a look-alike, not the one asked for.
+
+    >>> look_alike("Uncle Joe is in 481", ["ROOM418"]), look_alike("visiting hours end at 8", ["ROOM418"])
+    (True, False)
+    """
+    asked = {run for identifier in identifiers for run in _DIGITS.findall(identifier)}
+    for run in _DIGITS.findall(text[:4000]):
+        for wanted in asked:
+            if run != wanted and len(run) == len(wanted) and (
+                    sorted(run) == sorted(wanted) or sum(a != b for a, b in zip(run, wanted)) == 1):
+                return True
+    return False
