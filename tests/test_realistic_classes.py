@@ -166,3 +166,25 @@ def test_a_summary_read_for_an_identifier_leaves_out_its_look_alikes(memory, sam
     context = memory.build_context(query)
     assert look_alike not in context
     assert look_alike in memory.build_context("tell me everything")
+
+
+# -- sensitive data: English cues in Chinese sentences, AWS secret keys ------------------------------
+@pytest.mark.parametrize("text, secret", [
+    ("新的 token 是 Zx81kLmQ2，别外传", "Zx81kLmQ2"),
+    ("password 为 Tiger#2025", "Tiger#2025"),
+    ("aws secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY1"),
+    ("备用的那串 Q2w9Er/TyUi+Op3aS4dF5gH6jK7lZ8xC9vB0nM1a 先存着", "Q2w9Er/TyUi+Op3aS4dF5gH6jK7lZ8xC9vB0nM1a"),
+])
+def test_secrets_in_mixed_language_and_key_formats_never_reach_a_context(memory, text, secret):
+    memory.add(Message("user", text))
+    for n in range(5):
+        memory.add(Message("user", f"filler message {n} about lunch"))
+    assert secret not in memory.build_context(text) and secret not in str(memory.store.all_records())
+
+
+# -- filler by form: laughter is an interjection in Chinese too ------------------------------------------
+@pytest.mark.parametrize("text, filler", [("笑哭了哈哈", True), ("笑死", True), ("太好笑了吧", True),
+                                          ("笑死了，明天几点见", False), ("Lmaooo", True)])
+def test_laughter_is_filler_in_both_languages(text, filler):
+    from v2_memory.governance.policy import is_filler
+    assert is_filler(text) is filler

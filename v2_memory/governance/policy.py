@@ -37,7 +37,9 @@ _ROLE_SOURCE = {
 # form (only such units, at least one) is what decides. A digit or any other word makes it content:
 # "周五", "OK, book it for Friday", "不要香菜", "ok 3pm".
 _ZH_PARTICLES = frozenset("嗯恩哦噢喔啊呀哈嘿呵嘻哇唉诶欸额呃嗷嘛呢吧啦咯嘞哒滴哟呦哎呐噻耶嗨好行对是的了吗")
-_ZH_WORDS = frozenset({"谢谢", "多谢", "感谢", "收到", "可以", "明白", "知道", "晓得", "没问题", "辛苦", "没事", "懂"})
+# Laughter is an interjection in Chinese too ("笑死我了" is "lmao"), as "lol" is in English.
+_ZH_WORDS = frozenset({"谢谢", "多谢", "感谢", "收到", "可以", "明白", "知道", "晓得", "没问题", "辛苦", "没事", "懂",
+                       "笑死", "笑死我", "笑哭", "笑喷", "笑疯", "太好笑"})
 _EN_WORDS = frozenset("""
 ok okay okey okie k yes yep yeah yea ya yup sure thanks thank thx ty tysm np lol lmao rofl cool nice great good fine
 alright right gotcha noted roger wow yay oh ah uh um hm mhm aha ooh kk

@@ -111,6 +111,8 @@ _KEY_FORMATS = re.compile(
     r"|\beyJ[A-Za-z0-9_-]{4,2000}\.[A-Za-z0-9_-]{4,8000}\.[A-Za-z0-9_-]{0,2000}"           # JWT
     r"|\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{8,200}|\bwhsec_[A-Za-z0-9]{16,200}"          # Stripe
     r"|\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA|ABIA|ACCA)[0-9A-Z]{16}\b"             # AWS key id
+    # AWS secret access key: 40 base64 characters with a "/" or "+" in them (a word or a hash has neither)
+    r"|(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
     r"|\bgithub_pat_[A-Za-z0-9_]{20,255}|\bgh[pousr]_[A-Za-z0-9]{20,255}"                 # GitHub
     r"|\bAIza[0-9A-Za-z_-]{30,40}|\bsk-[A-Za-z0-9_-]{16,200}|\bxox[abprs]-[A-Za-z0-9-]{10,200}"
     r"|\bBearer\s{1,3}[A-Za-z0-9._~+/-]{16,500}={0,3}"
@@ -119,19 +121,22 @@ _KEY_CUE = (r"api[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|
             r"|aws[_ ]?secret[_ ]?access[_ ]?key|private[_ ]?key|secret|token|password|passwd|passphrase|passcode|pwd|pw|pin")
 _SECRET_CUE = (
     r"password|passwd|passphrase|passcode|pass code|pin(?: code| number)?|cvv2?|cvc|security code|verification code"
-    r"|one[- ]time (?:code|password)|otp|2fa code"
+    r"|one[- ]time (?:code|password)|otp|2fa code|(?:api|access|auth|refresh|secret) (?:key|token)|token|secret"
     r"|(?:door|gate|lock|alarm|safe|garage|locker|building|entry|access|wi-?fi|router) (?:code|pin|password|combination)"
     r"|(?:code|combination|password|pin) (?:for|to|of) (?:the |my |our )?(?:front |back |main |garage |building )?"
     r"(?:door|gate|lock|alarm|safe|garage|locker|building|wi-?fi|house|apartment|flat|room|phone|laptop|account)"
 )
-_CONNECTOR = r"(?:\s{1,3}(?:is|was|are|=|:|now|still|currently|has been|set to|changed to|updated to|to|will be|becomes?)){0,3}"
+# A cue may be English in a Chinese sentence ("secret 是 …", "token：…"): the Chinese copulas link too.
+_CONNECTOR = (r"(?:\s{1,3}(?:is|was|are|=|:|now|still|currently|has been|set to|changed to|updated to|to|will be|becomes?)"
+              r"|\s{0,3}(?:是|为|：|改成了?|换成了?)){0,3}")
 _ZH_CUE = r"密码|口令|密钥|令牌|验证码|校验码|动态码|安全码|取件码|开门码|门禁码|(?i:pin)码"
 _ZH_CONNECTOR = r"(?:\s{0,3}(?:是|为|:|=|改成了?|改为|换成了?|设成了?|设置为|设为|变成了?|现在是|还是|就是)){0,2}"
 _CUED = [
     # key: value / key=value — always a secret, whatever the value looks like
     ("assigned", re.compile(r"(?i:\b(?:" + _KEY_CUE + r")\b)\s{0,3}[:=]\s{0,3}['\"]?(?P<v>[^\s'\"]{1,200})")),
     # "my PIN is now 4321", "the code for the door is 8812"
-    ("phrase", re.compile(r"(?i:\b(?:" + _SECRET_CUE + r")\b)(?P<c>" + _CONNECTOR + r")\s{1,3}['\"]?(?P<v>[^\s'\"]{1,200})")),
+    # (the value is printable ASCII: "token 是 Zx81，别外传" ends at the Chinese comma)
+    ("phrase", re.compile(r"(?i:\b(?:" + _SECRET_CUE + r")\b)(?P<c>" + _CONNECTOR + r")\s{1,3}['\"]?(?P<v>[!#-&(-~]{1,200})")),
     # 支付密码666666, 密码是 Abc#123, 验证码：123456
     ("zh", re.compile(r"(?:" + _ZH_CUE + r")" + _ZH_CONNECTOR + r"\s{0,3}['\"]?(?P<v>[!-~]{1,200})")),
 ]
