@@ -188,3 +188,16 @@ def test_secrets_in_mixed_language_and_key_formats_never_reach_a_context(memory,
 def test_laughter_is_filler_in_both_languages(text, filler):
     from v2_memory.governance.policy import is_filler
     assert is_filler(text) is filler
+
+
+# -- a device as the clause's topic, subject dropped: the user's own -----------------------------------
+def test_a_subjectless_device_change_in_chinese_updates_the_users_device(memory):
+    first = memory.add(Message("user", "我用的是小米12，最近老是发烫")).record_id
+    result = memory.add(Message("user", "618下单了，电脑也换了，手机换成荣耀Magic6了"))
+    assert first in result.supersedes
+    assert {(f.key, f.value) for f in memory.facts() if f.status == "pending"} == {("device", "荣耀Magic6")}
+
+
+def test_someone_elses_device_change_updates_nothing(memory):
+    memory.add(Message("user", "我用的是小米12"))
+    assert memory.add(Message("user", "我老婆的手机换成荣耀了")).supersedes == ()

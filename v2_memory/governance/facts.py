@@ -55,6 +55,9 @@ class Claim:
 _ADV = r"(?:现在|已经|再也|也|都|真的|一直|从来|其实|平时|一般|最近|目前|如今|本来|向来|还|就|又|确实|特别|非常|比较|有点|完全|根本|基本上?|早就|终于|这几年|这段时间|上个月|去年|今年)"
 _V = r"(?P<v>.{1,40})"
 _ZH_OBJ = r"(?![了过着来去到])"
+# A device named as the clause's topic, with no possessor: in the user's own message, their own
+# (Chinese drops the subject: "手机换成iPhone了" is "my phone is now an iPhone").
+_POSSESSION = r"(?:我的)?(?:手机|电脑|笔记本|平板)"
 _WHEN = r"(?:上周|这周|上个月|昨天|前几天|刚刚|刚|就|已经|早就|都|也){0,3}"
 # (pattern read after the subject, key, polarity, is-an-update); first match wins per clause.
 _ZH_RULES: list[tuple[str, str, int, bool]] = [
@@ -74,6 +77,7 @@ _ZH_RULES: list[tuple[str, str, int, bool]] = [
     (rf"(?:喜欢|热爱|超爱|最爱|爱|迷上了?|爱上了?){_V}", "likes", +1, False),
     (rf"是(?P<v>[A-Za-z][\w .+-]{{0,20}}|[\u4e00-\u9fff]{{2,8}})用户", "platform", +1, False),
     (rf"(?:换成了?|换了|改用了?|换到了?)(?P<v>.{{1,30}})", "device", +1, True),
+    (rf"{_POSSESSION}(?:也|已经|现在|终于)?(?:换成了?|换了|改用了?|换到了?)(?P<v>.{{1,30}})", "device", +1, True),
     (rf"(?:用的是|使用的是|在用的是|用|使用|在用){_ZH_OBJ}(?!餐|来|于|过){_V}", "device", +1, False),
     (r"的(?:手机|电脑|笔记本|平板|电脑系统)(?:是|用的是)(?P<v>.{1,30})", "device", +1, False),
     (r"的?(?:名字|姓名)(?:是|叫)(?P<v>\S{1,12})", "name", +1, False),
@@ -139,6 +143,7 @@ _UPDATE_CUE = re.compile(r"现在|已经|开始|不再|再也不|换|改|搬|最
                          r"switched|moved|changed|started|nowadays|since)\b", re.I)
 _SUBJECT = re.compile(r"^(?:(?:但是?|不过|可是|而且|然后|所以|还|也)\s*|(?:and|but|though|also|so)\b\s*)*(?:我(?!们)|本人|i(?=['’])|i\b|we\b|我们)?\s*", re.I)
 _MY = re.compile(r"^(?:my\s+|我的)")
+_OWN_TOPIC = re.compile(_POSSESSION)
 _WE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:we\b|we'(?:ve|re|d)\b|我们|咱们)", re.I)
 
 # -- values ---------------------------------------------------------------------------------------------
@@ -178,6 +183,7 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     meter = meter or Meter()
     # A request is the user's by definition ("别推荐咖啡": the user asks the assistant).
     own = clause.whose == "user" or (clause.act == "request" and clause.whose == "unknown")
+    own = own or (clause.whose == "unknown" and bool(_OWN_TOPIC.match(clause.core)))
     # A retraction only ends something the user's own history holds, so an unnamed subject or
     # "we" (the user is one of us) may make it; someone else's ("my brother sold his car") may not.
     ours = own or clause.whose == "unknown" or bool(_WE.match(clause.core))
