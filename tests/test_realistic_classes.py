@@ -201,3 +201,17 @@ def test_a_subjectless_device_change_in_chinese_updates_the_users_device(memory)
 def test_someone_elses_device_change_updates_nothing(memory):
     memory.add(Message("user", "我用的是小米12"))
     assert memory.add(Message("user", "我老婆的手机换成荣耀了")).supersedes == ()
+
+
+def test_a_retraction_reads_only_the_statements_that_hold_its_value(monkeypatch):
+    """The search is bounded: of 3,000 statements only those naming the old value are segmented."""
+    from v2_memory.governance import conflicts
+    history = [{"record_id": i, "content": f"note {i} about the weather"} for i in range(3000)]
+    history[10]["content"] = "I have a membership at Equinox"
+    calls = []
+    real = conflicts.read_message
+    monkeypatch.setattr(conflicts, "read_message", lambda text, *a: calls.append(text) or real(text, *a))
+    assert conflicts.retraction_target("Equinox", history) is None  # beyond the horizon
+    assert calls == []
+    history[2500]["content"] = "I have a membership at Equinox"
+    assert conflicts.retraction_target("Equinox", history).record_id == 2500 and len(calls) == 1

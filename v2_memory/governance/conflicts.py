@@ -37,6 +37,7 @@ from .persona import SINGLE_VALUED_KEYS
 __all__ = ["Target", "correction_target", "clause_of", "retraction_target", "update_facts", "resolve_key", "RECENT"]
 
 RECENT = 5  # user messages of the same session a bare value may reach back to
+RETRACTION_HORIZON = 1000  # latest live statements an update naming its old value searches (cost per write is bounded)
 _MIN_SHARE = 0.3
 _WORK = ("公司", "工作", "上班", "入职", "离职", "单位", "job", "work", "company", "office", "employer")
 
@@ -181,11 +182,15 @@ _SUBJECT_COPULA = re.compile(r"[\u4e00-\u9fff]{2,8}\s{0,3}(?:是|在|改到|改�
 def retraction_target(value: str, history: list[dict[str, Any]]) -> Target | None:
     """The sentence an update ends when it names the old value ("我已经不在腾讯了", "cancelled Planet
     Fitness", "switched from Android"): the latest of the user's live statements that names it —
-    the whole sentence, since all of it described what is gone ("家里养了一只金毛，叫豆豆")."""
+    the whole sentence, since all of it described what is gone ("家里养了一只金毛，叫豆豆").
+    Searches the latest ``RETRACTION_HORIZON`` statements, newest first."""
     needle = value.casefold()
     if len(needle) < 2:
         return None
-    for record in reversed(history):
+    # Bounded: the latest RETRACTION_HORIZON statements, and only those holding the value are read.
+    for record in reversed(history[-RETRACTION_HORIZON:]):
+        if needle not in record["content"].casefold():
+            continue
         clauses = read_message(record["content"])
         for clause in clauses:
             if needle in clause.text.casefold() and clause.act == "statement" and clause.whose != "other":
