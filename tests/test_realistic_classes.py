@@ -215,3 +215,24 @@ def test_a_retraction_reads_only_the_statements_that_hold_its_value(monkeypatch)
     assert calls == []
     history[2500]["content"] = "I have a membership at Equinox"
     assert conflicts.retraction_target("Equinox", history).record_id == 2500 and len(calls) == 1
+
+
+@pytest.mark.parametrize("kept, other, query", [
+    ("订单服务用的是 3.4 版本，先别升级", "日志服务已经升级到 3.14 了，很稳定", "CDN 说 3.4 有个漏洞，能升吗"),
+    ("the billing service is on version 5.1, do not touch it", "search moved to version 5.11 last week, runs great",
+     "the scanner flags API 5.1, can we bump it?"),
+])
+def test_an_acronym_before_a_version_the_user_named_reads_as_that_version(memory, kept, other, query):
+    memory.add(Message("user", kept))
+    memory.add(Message("user", other))
+    for n in range(4):
+        memory.add(Message("user", f"unrelated chatter number {n} about lunch"))
+    explanation = memory.explain(query)
+    assert explanation.route.kind == "exact"
+    context = memory.build_context(query)
+    assert kept in context and other not in context
+
+
+def test_an_acronym_before_a_number_the_user_never_named_stays_a_measure(memory):
+    memory.add(Message("user", "I finished the stats course"))
+    assert memory.explain("is a GPA 3.8 good enough").route.kind != "exact"

@@ -25,7 +25,7 @@ from .decay import DecayRates
 from ..messages import Fact, MemoryState
 from ..storage.ledger import Ledger, scope_key
 from .confirmation import question_for
-from .identifiers import extract_identifiers, look_alike
+from .identifiers import extract_identifiers, look_alike, version_candidates
 from .judge import Judge
 from .persona import render_fact
 from .resolve import Resolver
@@ -155,7 +155,7 @@ class Governor:
     def explain(self, query: str, scope: Scope, *, threshold: float, top_k: int, session_id: str | None = None,
                 task_id: str | None = None, domain: str | None = None) -> Explanation:
         """Judge every candidate for ``query`` in ``scope``; no side effects."""
-        decision = route(query)
+        decision = self._route(query, scope)
         # Step 1: candidates — lexical hits, plus (exact route) every memory naming the identifier.
         candidates = self._candidates(query, scope, decision.identifiers, max(self.policy.candidate_pool, 5 * top_k))
         if not self.policy.enabled:
@@ -179,6 +179,19 @@ class Governor:
             admissions = mmr_order(admissions, self.policy.mmr_lambda)
         facts = tuple(f.to_dict() for f in self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed"))
         return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)), facts)
+
+    def _route(self, query: str, scope: Scope) -> Route:
+        """The router's decision; and a two-part number its form leaves ambiguous ("SDK 2.7", like
+        "GPA 3.8") is a version when this user's memories name that version: an exact read."""
+        decision = route(query)
+        if decision.identifiers or not self.policy.enabled:
+            return decision
+        key = scope_key(scope[1], scope[0])
+        named = tuple(v for v in version_candidates(query) if self.ledger.records_with(key, [v]))
+        if not named:
+            return decision
+        return Route("exact", ("exact", "long_term", "window", "summary"),
+                     f"query names {', '.join(named)}, a version the user's memories name: only exact matches may be admitted", named)
 
     def _candidates(self, query: str, scope: Scope, identifiers: tuple[str, ...], pool: int) -> dict[int, tuple[float, dict]]:
         tenant_id, user_id = scope

@@ -42,7 +42,7 @@ from typing import Callable
 from ..text.analyzer import STOP_WORDS
 from .sensitive import find_sensitive
 
-__all__ = ["extract_identifiers", "normalize_identifier", "look_alike"]
+__all__ = ["extract_identifiers", "normalize_identifier", "look_alike", "version_candidates"]
 
 _EDGE_L, _EDGE_R = r"(?<![A-Za-z0-9_.])", r"(?![A-Za-z0-9_])"
 _NOT_DECIMAL = r"(?![0-9]|\.[0-9])"  # "3341" but not "3341.5"
@@ -185,3 +185,17 @@ def look_alike(text: str, identifiers: tuple[str, ...] | list[str]) -> bool:
                     sorted(run) == sorted(wanted) or sum(a != b for a, b in zip(run, wanted)) == 1):
                 return True
     return False
+
+
+_TWO_PART = re.compile(r"(?<![0-9.])\d{1,4}\.\d{1,4}(?![0-9]|\.[0-9])")
+
+
+def version_candidates(text: str, limit: int = 8) -> list[str]:
+    """Two-part numbers of ``text`` in version form, whatever precedes them: by its form "SDK 2.7"
+    is read like "GPA 3.8" (a measure), so the reader asks the user's own history whether it
+    names version 2.7 (at most ``limit`` candidates, so a read stays bounded).
+
+    >>> version_candidates("安全扫描说 SDK 2.7 有漏洞，3.10.1 不算")
+    ['V2.7']
+    """
+    return list(dict.fromkeys("V" + m for m in _TWO_PART.findall(text[:4000])))[:limit]
