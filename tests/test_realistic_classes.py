@@ -236,3 +236,23 @@ def test_an_acronym_before_a_version_the_user_named_reads_as_that_version(memory
 def test_an_acronym_before_a_number_the_user_never_named_stays_a_measure(memory):
     memory.add(Message("user", "I finished the stats course"))
     assert memory.explain("is a GPA 3.8 good enough").route.kind != "exact"
+
+
+# -- an update about one of the user's people ------------------------------------------------------
+@pytest.mark.parametrize("before, update", [
+    ("我女儿在上幼儿园中班，每天四点放学", "开学了，我女儿升大班了"),
+    ("My son is in 3rd grade at Lincoln Elementary", "quick update: my son is in 4th grade now, new teacher"),
+])
+def test_a_change_about_the_same_person_supersedes_their_earlier_value(memory, before, update):
+    first = memory.add(Message("user", before)).record_id
+    assert first in memory.add(Message("user", update)).supersedes
+
+
+@pytest.mark.parametrize("before, other", [
+    ("我儿子在读初二", "我女儿升初三了"),  # another person
+    ("我女儿在上中班", "我女儿大班的老师人很好"),  # no change said
+    ("My son is in 3rd grade", "my neighbour's son is in 4th grade now"),
+])
+def test_no_change_or_another_person_supersedes_nothing(memory, before, other):
+    memory.add(Message("user", before))
+    assert memory.add(Message("user", other)).supersedes == ()

@@ -29,12 +29,12 @@ from typing import Any, Iterable
 
 from ..messages import Fact
 from ..text.analyzer import FUNCTION_BIGRAMS, analyze
-from ..text.segmenter import read_message
-from .corrections import Correction, strip_kinds, value_kinds
+from ..text.segmenter import person_of, read_message
+from .corrections import Correction, kind_values, strip_kinds, value_kinds
 from .facts import VEGETARIAN, Claim, extract_claims
 from .persona import SINGLE_VALUED_KEYS
 
-__all__ = ["Target", "correction_target", "clause_of", "retraction_target", "update_facts", "resolve_key", "RECENT"]
+__all__ = ["Target", "correction_target", "clause_of", "retraction_target", "person_update_targets", "update_facts", "resolve_key", "RECENT"]
 
 RECENT = 5  # user messages of the same session a bare value may reach back to
 RETRACTION_HORIZON = 1000  # latest live statements an update naming its old value searches (cost per write is bounded)
@@ -196,6 +196,38 @@ def retraction_target(value: str, history: list[dict[str, Any]]) -> Target | Non
             if needle in clause.text.casefold() and clause.act == "statement" and clause.whose != "other":
                 same = [c for c in clauses if c.sentence == clause.sentence]
                 return Target(record["record_id"], (same[0].start, same[-1].end), "named_old_value")
+    return None
+
+
+_CHANGE = re.compile(r"升(?:到|上|入|了)?|换成|改成|变成|转到|转学|现在|已经|\b(?:now|moved\s+up|switched|started|is\s+starting|anymore)\b", re.I)
+_PERSON_KINDS = frozenset({"grade", "date", "day", "time"})
+
+
+def person_update_targets(text: str, history: list[dict[str, Any]]) -> list[Target]:
+    """Updates about one of the user's people ("我儿子升初三了" after "我儿子在读初二", "my daughter
+    is in grade 5 now"): a clause that opens with the person, says it changed, and holds a value
+    of a definite kind (a grade, a day, a time, a date) supersedes that person's latest earlier
+    clause holding a value of that kind — when the value differs. Bounded like a retraction."""
+    targets = []
+    for clause in read_message(text):
+        person = person_of(clause.core)
+        kinds = value_kinds(clause.core) & _PERSON_KINDS
+        if person is None or not kinds or clause.act != "statement" or not _CHANGE.search(clause.core):
+            continue
+        found = _person_clause(person, kinds, clause.core, history)
+        if found is not None and found not in targets:
+            targets.append(found)
+    return targets
+
+
+def _person_clause(person: str, kinds: set[str], said: str, history: list[dict[str, Any]]) -> Target | None:
+    for record in reversed(history[-RETRACTION_HORIZON:]):
+        if person not in record["content"].casefold():
+            continue
+        for clause in read_message(record["content"]):
+            if (person_of(clause.core) == person and kinds & value_kinds(clause.core)
+                    and kind_values(clause.core, kinds) != kind_values(said, kinds)):
+                return Target(record["record_id"], (clause.start, clause.end), "same_person_attribute")
     return None
 
 

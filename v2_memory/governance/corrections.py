@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..text.segmenter import Clause, Meter, read_message
 
-__all__ = ["Correction", "detect_correction", "value_kinds", "strip_kinds"]
+__all__ = ["Correction", "detect_correction", "value_kinds", "kind_values", "strip_kinds"]
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,8 @@ _KINDS = {
                        r"上午|下午|晚上|早上|中午|傍晚|凌晨|\b(?:noon|morning|afternoon|evening|midnight)\b", re.I),
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}\s*[日号]|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}|"
                        r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)\b", re.I),
+    "grade": re.compile(r"[初高][一二三]|[一二三四五六]年级|大[一二三四]|[大中小]班|\bgrade\s{0,2}\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)\s+grade\b"
+                        r"|\b(?:freshman|sophomore|junior|senior|kindergarten|preschool)\b", re.I),
     "number": re.compile(r"\d|[一二三四五六七八九十两]+(?:个|天|楼|层|次|人|号|块|元|米|公里|分钟|小时)"),
 }
 
@@ -196,6 +198,15 @@ def value_kinds(text: str) -> set[str]:
     set()
     """
     return {kind for kind, pattern in _KINDS.items() if pattern.search(text[:2000])}
+
+
+def kind_values(text: str, kinds: set[str] | frozenset[str]) -> set[str]:
+    """The values of those ``kinds`` that ``text`` mentions.
+
+    >>> sorted(kind_values("我儿子在读初二，周三补课", {"grade", "day"}))
+    ['初二', '周三']
+    """
+    return {m.group(0) for kind in sorted(kinds) for m in _KINDS[kind].finditer(text[:2000])}
 
 
 def strip_kinds(text: str) -> str:

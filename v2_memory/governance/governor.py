@@ -121,6 +121,8 @@ class Governor:
         if plan.claims:
             facts, revoked = resolver.declare(message, plan.claims, record_id)
             supersedes += tuple(r for r in revoked if r not in supersedes)
+        if not plan.correction:
+            supersedes += tuple(r for r in resolver.person_updates(message, record_id) if r not in supersedes)
         if plan.correction and record_id is not None:
             facts += [f for f in self.ledger.facts_by_record([record_id]).get(record_id, []) if f not in facts]
         return supersedes, reasons, facts

@@ -24,7 +24,7 @@ from typing import Any, Callable
 from ..messages import Declaration, Fact, Message
 from ..storage import VectorStore
 from ..storage.ledger import Ledger, scope_key
-from .conflicts import Target, clause_of, correction_target, resolve_key, retraction_target, update_facts
+from .conflicts import Target, clause_of, correction_target, person_update_targets, resolve_key, retraction_target, update_facts
 from .corrections import Correction
 from .decay import DecayRates
 from .facts import Claim, extract_claims
@@ -91,6 +91,15 @@ class Resolver:
             if before is not None and before.record_id not in (None, record_id) and record_id is not None:
                 superseded += self._supersede_statement(message, before, record_id)
         return facts, tuple(dict.fromkeys(superseded))
+
+    def person_updates(self, message: Message, record_id: int | None) -> tuple[int, ...]:
+        """Supersede what an update about one of the user's people replaces (``conflicts.py``)."""
+        if record_id is None:
+            return ()
+        targets = person_update_targets(message.content, self.history(message, record_id))
+        for target in targets:
+            self.supersede_clause(message, target, record_id)
+        return tuple(t.record_id for t in targets)
 
     def _retract(self, message: Message, claim: Claim, record_id: int | None) -> list[int]:
         """An update naming the old value ("from Android", "不在腾讯了", "cancelled X") that no

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "ACTS", "MAX_CLAUSE"]
+__all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "person_of", "ACTS", "MAX_CLAUSE"]
 
 ACTS = ("statement", "question", "conditional", "report", "request")
 MAX_CLAUSE = 240  # characters; a clause longer than this is cut into pieces of this size
@@ -166,6 +166,22 @@ def _pieces(text: str, pattern: re.Pattern[str], offset: int, meter: Meter) -> l
         for cut in range(start, end, MAX_CLAUSE):
             result.append((offset + cut, offset + min(end, cut + MAX_CLAUSE)))
     return [(s, e) for s, e in result if e > s]
+
+
+_PERSON = re.compile(rf"^(?:我的?|我家的?)(?:{_PEOPLE_ZH})|^(?:my|our)\s+(?:best\s+|old\s+|little\s+|older\s+|younger\s+)?(?:{_PEOPLE_EN})\b", re.I)
+
+
+def person_of(core: str) -> str | None:
+    """The person a clause is about when it opens with one of the user's people ("我儿子", "my
+    daughter"), normalised so "我的儿子" and "我儿子" are one person; else None.
+
+    >>> person_of("我的儿子升初三了"), person_of("My daughter is in grade 4"), person_of("我升职了")
+    ('儿子', 'daughter', None)
+    """
+    match = _PERSON.match(_CONNECTIVE.sub("", core, count=1))
+    if match is None:
+        return None
+    return re.sub(r"^(?:我的?|我家的?|my\s+|our\s+)(?:best\s+|old\s+|little\s+|older\s+|younger\s+)?", "", match.group(0), flags=re.I).casefold()
 
 
 def _whose(core: str, inherited: str, meter: Meter) -> str:
