@@ -208,7 +208,9 @@ def person_update_targets(text: str, history: list[dict[str, Any]]) -> list[Targ
     is in grade 5 now"): a clause that opens with the person, says it changed, and holds a value
     of a definite kind (a grade, a day, a time, a date) supersedes that person's latest earlier
     clause holding a value of that kind — when the value differs. Bounded like a retraction."""
-    targets = []
+    targets: list[Target] = []
+    if not _CHANGE.search(text) or not value_kinds(text) & _PERSON_KINDS:
+        return targets  # one cheap pass: most messages say no change of a definite value
     for clause in read_message(text):
         person = person_of(clause.core)
         kinds = value_kinds(clause.core) & _PERSON_KINDS
