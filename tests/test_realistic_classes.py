@@ -256,3 +256,16 @@ def test_a_change_about_the_same_person_supersedes_their_earlier_value(memory, b
 def test_no_change_or_another_person_supersedes_nothing(memory, before, other):
     memory.add(Message("user", before))
     assert memory.add(Message("user", other)).supersedes == ()
+
+
+def test_an_ordinary_write_never_reads_the_users_history(memory, monkeypatch):
+    """Person updates and retractions read the history only for a message that may hold one:
+    otherwise every write would scan a long history (quadratic over its writes)."""
+    calls = []
+    real = memory.store.records
+    monkeypatch.setattr(memory.store, "records", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for n in range(50):
+        memory.add(Message("user", f"ticket 4521 note {n}: the printer on floor two jams"))
+    assert calls == []
+    memory.add(Message("user", "my daughter is in 2nd grade now"))
+    assert len(calls) >= 1

@@ -34,7 +34,7 @@ from .corrections import Correction, kind_values, strip_kinds, value_kinds
 from .facts import VEGETARIAN, Claim, extract_claims
 from .persona import SINGLE_VALUED_KEYS
 
-__all__ = ["Target", "correction_target", "clause_of", "retraction_target", "person_update_targets", "update_facts", "resolve_key", "RECENT"]
+__all__ = ["Target", "correction_target", "clause_of", "retraction_target", "person_update_targets", "may_update_person", "update_facts", "resolve_key", "RECENT"]
 
 RECENT = 5  # user messages of the same session a bare value may reach back to
 RETRACTION_HORIZON = 1000  # latest live statements an update naming its old value searches (cost per write is bounded)
@@ -209,8 +209,8 @@ def person_update_targets(text: str, history: list[dict[str, Any]]) -> list[Targ
     of a definite kind (a grade, a day, a time, a date) supersedes that person's latest earlier
     clause holding a value of that kind — when the value differs. Bounded like a retraction."""
     targets: list[Target] = []
-    if not _CHANGE.search(text) or not value_kinds(text) & _PERSON_KINDS:
-        return targets  # one cheap pass: most messages say no change of a definite value
+    if not may_update_person(text):
+        return targets
     for clause in read_message(text):
         person = person_of(clause.core)
         kinds = value_kinds(clause.core) & _PERSON_KINDS
@@ -220,6 +220,12 @@ def person_update_targets(text: str, history: list[dict[str, Any]]) -> list[Targ
         if found is not None and found not in targets:
             targets.append(found)
     return targets
+
+
+def may_update_person(text: str) -> bool:
+    """One cheap pass before any history is read: a change word and a value of a definite kind.
+    Most messages have neither, so an ordinary write never reads the user's history for this."""
+    return bool(_CHANGE.search(text)) and bool(value_kinds(text) & _PERSON_KINDS)
 
 
 def _person_clause(person: str, kinds: set[str], said: str, history: list[dict[str, Any]]) -> Target | None:

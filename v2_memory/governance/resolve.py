@@ -24,7 +24,7 @@ from typing import Any, Callable
 from ..messages import Declaration, Fact, Message
 from ..storage import VectorStore
 from ..storage.ledger import Ledger, scope_key
-from .conflicts import Target, clause_of, correction_target, person_update_targets, resolve_key, retraction_target, update_facts
+from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts
 from .corrections import Correction
 from .decay import DecayRates
 from .facts import Claim, extract_claims
@@ -94,7 +94,9 @@ class Resolver:
 
     def person_updates(self, message: Message, record_id: int | None) -> tuple[int, ...]:
         """Supersede what an update about one of the user's people replaces (``conflicts.py``)."""
-        if record_id is None:
+        # subtle: the history is read only when the message may hold such an update — reading it
+        # on every write would make a long history's writes quadratic.
+        if record_id is None or not may_update_person(message.content):
             return ()
         targets = person_update_targets(message.content, self.history(message, record_id))
         for target in targets:
