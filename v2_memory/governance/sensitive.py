@@ -187,6 +187,8 @@ def _phrase_value_ok(match: re.Match[str], value: str) -> bool:
     """A PIN or code is numeric: a digit after "is"/"now"..., three digits straight after the cue
     ("PIN 4321", not "pin 3 photos"). A password is anything that looks like a credential."""
     cue = match.group(0)[: match.start("c") - match.start()]
+    if re.search(r"(?i)secret|token|key", cue) and not match.group("c").strip():
+        return False  # "guest secret walrus-42" is prose about secrecy; "secret 是 …" / "token is …" give one
     if _NUMERIC_CUE.search(cue) and not re.search(r"(?i)pass", cue):
         return any(c.isdigit() for c in value) if match.group("c") else value.isdigit() and len(value) >= 3
     # With no "is"/"now" between ("I forgot my password again"), only a credential-shaped value counts.
