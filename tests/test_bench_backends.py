@@ -60,7 +60,7 @@ def test_postgres_is_benchmarked_in_fresh_schemas_that_are_dropped_afterwards():
 
     def bench_schemas() -> list:
         with psycopg.connect(base) as admin:  # another benchmark may be running on the same server
-            return admin.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'v2m_bench_100_%'").fetchall()
+            return admin.execute(r"SELECT nspname FROM pg_namespace WHERE nspname LIKE 'v2m\_bench\_100\_%'").fetchall()
 
     before = bench_schemas()
     report = bench_backends.run_backend_benchmark(["postgres"], [100], per_user=50, queries=5, writers=2,
