@@ -545,3 +545,24 @@ def test_another_embedder_is_refused_on_open_and_rebuild_switches_models(backend
         assert memory.rebuild_vectors() == 4  # the same, on an open manager
     with pytest.raises(EmbedderMismatchError, match="'hashing-32'"):
         backend.open(clock=clock, embedder=CountingEmbedder(64))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(step, max_size=20))
+def test_with_an_embedder_build_context_after_a_restart_is_what_it_was_before(backend, ops):
+    """The same property with the semantic track on: hybrid scores come from stored vectors, and
+    erasures, forgets and failed adds leave vectors and records agreeing."""
+    backend.reset()
+    clock = FakeClock()
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3, embedder=CountingEmbedder()) as memory:
+        for op in ops:
+            _apply(memory, op)
+            clock.advance(minutes=1)
+        before = _contexts(memory)
+        stored = sorted(r["record_id"] for r in memory.store.all_records())
+        vectors = sorted(rid for user in USERS for rid, _ in memory.storage.vectors.load(f'[null,"{user}"]', 64))
+        assert vectors == stored  # one vector per record, none of a gone record
+    again = CountingEmbedder()
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3, embedder=again) as memory:
+        assert _contexts(memory) == before
+    assert set(again.texts) <= set(QUERIES)
