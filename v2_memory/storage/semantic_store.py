@@ -52,7 +52,8 @@ class SemanticStore:
         self.fusion = fusion if fusion is not None else Fusion()
         self._indexes: dict[Scope, tuple[tuple[int, int], SemanticIndex]] = {}  # scope -> (stamp, vectors)
         self._query: tuple[str, list[float]] | None = None  # the last query and its vector
-        self._parts: dict[Scope, tuple[str, dict[int, dict[str, float]]]] = {}  # scope -> (query, rid -> parts)
+        # the last search's parts, (scope, query, rid -> parts): explain asks right after its search
+        self._parts: tuple[Scope, str, dict[int, dict[str, float]]] | None = None
         if rebuild:
             self.rebuild()
         else:
@@ -86,7 +87,7 @@ class SemanticStore:
             records = self.store.all_records()
             self._store_vectors(records)
         self._indexes.clear()
-        self._parts.clear()
+        self._parts = None
         return len(records)
 
     # -- write -------------------------------------------------------------------------------------
@@ -120,7 +121,7 @@ class SemanticStore:
         order = sorted(set(lexical) | {rid for rid, cos in cosines.items() if self.fusion.calibrate(cos) > 0})
         fused = fuse({rid: hit.score for rid, hit in lexical.items()}, cosines, order, self.fusion,
                      len(order) or 1, threshold)
-        self._parts[scope] = (query, {h.record_id: {"lexical": h.lexical, "cosine": h.cosine, "semantic": h.semantic,
+        self._parts = (scope, query, {h.record_id: {"lexical": h.lexical, "cosine": h.cosine, "semantic": h.semantic,
                                                     "fused": h.score} for h in fused})
         best = fused[:top_k]
         records = self._records([h.record_id for h in best if h.record_id not in lexical])
@@ -130,12 +131,9 @@ class SemanticStore:
 
     def components(self, query: str, user_id: str, *, tenant_id: str | None = None) -> dict[int, dict[str, float]]:
         """record_id -> {lexical, cosine, semantic, fused} for ``query``: what ``explain`` shows."""
-        scope = (tenant_id, user_id)
-        memo = self._parts.get(scope)
-        if memo is None or memo[0] != query:
+        if self._parts is None or self._parts[:2] != ((tenant_id, user_id), query):
             self.search(query, user_id, 1, None, tenant_id=tenant_id)
-            memo = self._parts[scope]
-        return memo[1]
+        return self._parts[2]
 
     def _query_vector(self, query: str) -> list[float]:
         if self._query is None or self._query[0] != query:
