@@ -121,3 +121,19 @@ def test_a_disagreement_is_reported_and_fails_the_run(capsys, monkeypatch):
 
 def test_help_ends_with_an_example():
     assert bench.EPILOG.splitlines()[-1].startswith("example: python -m v2_memory bench ")
+
+
+def test_semantic_track_cost_is_measured_and_a_reopen_embeds_no_record(capsys):
+    """``--semantic``: ingest with and without vectors, lexical vs hybrid search, and a reopen that
+    loads every user's vectors: the one count that must hold anywhere is 0 records re-embedded."""
+    assert main(["bench", "--sizes", "200", "--users", "5", "--queries", "5", "--scan-queries", "5", "--no-sklearn",
+                 "--semantic", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    semantic = report["sizes"][0]["semantic"]
+    assert semantic["embedder"] == "hashing-256" and semantic["vector_bytes_per_record"] == 4 * 256
+    assert semantic["reopen"]["records_embedded"] == 0
+    assert semantic["ingest"]["semantic_ms_per_add"] > 0 and semantic["search"]["hybrid"]["median_ms"] > 0
+    assert report["targets"][-1]["name"] == "semantic reopen: records re-embedded" and report["targets"][-1]["passed"]
+    assert main(["bench", "--sizes", "200", "--users", "5", "--queries", "5", "--scan-queries", "5", "--no-sklearn",
+                 "--semantic"]) == 0
+    assert "semantic (SQLite)" in capsys.readouterr().out

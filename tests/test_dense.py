@@ -50,3 +50,24 @@ def test_hybrid_admits_the_synonym_match_bm25_alone_scores_zero(model):
     index.add_texts(enumerate(memories, start=1))
     hits = fuse(lexical, index.scores(query), [1, 2], Fusion(), top_k=2)
     assert lexical[1] == 0.0 and hits[0].record_id == 1 and hits[0].score > hits[1].score
+
+
+def test_the_memory_with_the_real_model_admits_the_issues_natural_questions(model, tmp_path):
+    """MemoryManager(embedder=the model): the issue's three questions find their memories at the
+    default threshold, the vectors are stored (384 × 4 bytes each), and a reopen embeds no record."""
+    from v2_memory import MemoryManager, Message
+
+    pairs = [("钢琴课是什么时候", "我女儿的钢琴课改到每周六下午三点了。"),
+             ("周五跟谁吃饭来着", "周五晚上七点和老王在海底捞吃饭。"),
+             ("where is my sister getting married", "My sister's wedding is in Lisbon on September 14.")]
+    target = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=target, scorer="bm25", embedder=model) as memory:
+        for _, text in pairs:
+            memory.add(Message("user", text, "ann"))
+        memory.add(Message("user", "I had a latte at noon.", "ann"))
+        for question, text in pairs:
+            assert text in [h.record["content"] for h in memory.retrieve(question, "ann")], question
+        assert memory.storage.db.fetchone("SELECT min(length(vector)), max(length(vector)) FROM vectors") == (1536, 1536)
+    with MemoryManager(store_path=target, scorer="bm25", embedder=model) as memory:
+        assert memory.semantic.vectors.count() == 4
+        assert memory.retrieve(pairs[2][0], "ann")[0].record["content"] == pairs[2][1]

@@ -421,3 +421,148 @@ def test_search_equals_the_in_memory_reference_on_every_backend(backend, corpus,
     finally:
         storage.close()
     assert got == [(score, r["record_id"]) for score, r in reference.search(query, user, top_k, threshold)]
+
+
+# -- the semantic track's vectors, on every backend --------------------------------------------------
+
+class CountingEmbedder:
+    """HashingEmbedder that remembers every text it was asked to embed (to prove what a reopen costs)."""
+
+    def __init__(self, dimension: int = 64) -> None:
+        from v2_memory.retrieval.embedder import HashingEmbedder
+
+        self._inner = HashingEmbedder(dimension)
+        self.name, self.dimension = self._inner.name, dimension
+        self.texts: list[str] = []
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return self._inner(texts)
+
+
+VECTOR_TEXTS = [("ann", "My sister's wedding is in Lisbon on September 14."), ("ann", "I had a latte at noon."),
+                ("guest", "guest 私密 walrus 笔记"), ("ann", "周五晚上七点和老王在海底捞吃饭。")]
+VECTOR_QUERIES = ["where is my sister getting married", "周五跟谁吃饭来着", "latte"]
+
+
+def _vector_rows(memory: MemoryManager, user: str) -> int:
+    return memory.storage.vectors.stamp(f'[null,"{user}"]')[0]
+
+
+def test_vectors_are_stored_at_add_and_loaded_not_recomputed_on_reopen(backend, clock):
+    embedder = CountingEmbedder()
+    with backend.open(clock=clock, embedder=embedder) as memory:
+        for user, text in VECTOR_TEXTS:
+            memory.add(Message("user", text, user))
+        assert embedder.texts == [text for _, text in VECTOR_TEXTS]  # once each, at add time
+        assert (_vector_rows(memory, "ann"), _vector_rows(memory, "guest")) == (3, 1)
+        before = [memory.explain(q, "ann").to_dict() for q in VECTOR_QUERIES]
+    again = CountingEmbedder()
+    with backend.open(clock=clock, embedder=again) as memory:
+        after = [memory.explain(q, "ann").to_dict() for q in VECTOR_QUERIES]
+    assert again.texts == VECTOR_QUERIES  # only the queries: every stored record's vector was loaded
+    assert after == before  # the same scores to the last digit (vectors are searched as stored)
+    assert any("components" in a for e in after for a in e["admissions"])
+
+
+def test_records_written_without_an_embedder_get_their_vectors_once(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "I had a latte at noon.", "ann"))
+        assert memory.storage.vectors.count() == 0  # no embedder: no vectors, nothing else changes
+    embedder = CountingEmbedder()
+    with backend.open(clock=clock, embedder=embedder) as memory:
+        memory.retrieve("latte", "ann")
+        memory.retrieve("noon", "ann")
+    assert embedder.texts == ["I had a latte at noon.", "latte", "noon"]
+    with backend.open(clock=clock, embedder=CountingEmbedder()) as memory:
+        assert _vector_rows(memory, "ann") == 1
+
+
+def test_erase_and_forget_remove_the_vectors_in_the_same_transaction(backend, clock):
+    from v2_memory.storage.vectors import pack
+
+    embedder = CountingEmbedder()
+    with backend.open(clock=clock, embedder=embedder) as memory:
+        ids = {text: memory.add(Message("user", text, user)).record_id for user, text in VECTOR_TEXTS}
+        guest = memory.storage.vectors.load('[null,"guest"]', embedder.dimension)[0][1]
+        assert memory.forget("ann", ids["I had a latte at noon."])
+        assert [rid for rid, _ in memory.storage.vectors.load('[null,"ann"]', embedder.dimension)] == \
+            [ids[VECTOR_TEXTS[0][1]], ids[VECTOR_TEXTS[3][1]]]
+        memory.erase_user("guest")
+        assert _vector_rows(memory, "guest") == 0 and _vector_rows(memory, "ann") == 2
+        assert [h.record["user_id"] for h in memory.retrieve_without_threshold("walrus 笔记", "guest")] == []
+    blob = pack(guest)
+    on_disk = _bytes_on_disk(backend)
+    assert blob not in on_disk and blob.hex().encode() not in on_disk  # no byte of the erased user's vector
+
+
+def test_an_interrupted_erasure_takes_the_vectors_with_it(backend, clock, monkeypatch):
+    with backend.open(clock=clock, embedder=CountingEmbedder()) as memory:
+        memory.add(Message("user", "guest secret walrus-42 记忆", "guest"))
+        with monkeypatch.context() as patch:
+            patch.setattr(type(memory.storage.audit), "erase", _boom)
+            with pytest.raises(OSError):
+                memory.erase_user("guest")
+        # one transaction on a database backend (rolled back, vector kept); committed intent on JSON
+        assert _vector_rows(memory, "guest") == (1 if backend.in_database else 0)
+    with backend.open(clock=clock, embedder=CountingEmbedder()) as memory:
+        if backend.in_database:
+            memory.erase_user("guest")
+        assert _vector_rows(memory, "guest") == 0
+
+
+@pytest.mark.parametrize("failing", ["embedder", "ledger"])
+def test_a_failed_add_stores_no_vector(backend, clock, monkeypatch, failing):
+    embedder = CountingEmbedder()
+    with backend.open(clock=clock, embedder=embedder) as memory:
+        memory.add(Message("user", "CS201 作业 周五截止", "ann"))
+        with monkeypatch.context() as patch:
+            target = (CountingEmbedder, "__call__") if failing == "embedder" else (type(memory.ledger), "index_identifiers")
+            patch.setattr(*target, _boom)
+            with pytest.raises(OSError):
+                memory.add(Message("user", "CS202 作业 周三截止", "ann"))
+        assert _vector_rows(memory, "ann") == 1 and len(memory.store.records("ann")) == 1
+        memory.add(Message("user", "CS202 作业 周三截止", "ann"))
+        assert _vector_rows(memory, "ann") == 2
+
+
+def test_another_embedder_is_refused_on_open_and_rebuild_switches_models(backend, clock):
+    from v2_memory.retrieval.embedder import EmbedderMismatchError
+
+    with backend.open(clock=clock, embedder=CountingEmbedder(64)) as memory:
+        for user, text in VECTOR_TEXTS:
+            memory.add(Message("user", text, user))
+    for _ in range(2):  # refused twice the same way: the failed open released the store
+        with pytest.raises(EmbedderMismatchError, match=r"'hashing-64' \(dimension 64\), not 'hashing-32'.*rebuild_vectors=True"):
+            backend.open(clock=clock, embedder=CountingEmbedder(32))
+    with backend.open(clock=clock) as memory:  # without an embedder the store opens as before
+        assert len(memory.store.all_records()) == 4
+    new = CountingEmbedder(32)
+    with backend.open(clock=clock, embedder=new, rebuild_vectors=True) as memory:
+        assert sorted(new.texts) == sorted(text for _, text in VECTOR_TEXTS)  # every record, re-embedded
+        assert memory.storage.db.meta("embedder") == '{"dimension": 32, "name": "hashing-32"}'
+        assert memory.retrieve("latte noon", "ann")[0].record["content"] == "I had a latte at noon."
+        assert memory.rebuild_vectors() == 4  # the same, on an open manager
+    with pytest.raises(EmbedderMismatchError, match="'hashing-32'"):
+        backend.open(clock=clock, embedder=CountingEmbedder(64))
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(ops=st.lists(step, max_size=20))
+def test_with_an_embedder_build_context_after_a_restart_is_what_it_was_before(backend, ops):
+    """The same property with the semantic track on: hybrid scores come from stored vectors, and
+    erasures, forgets and failed adds leave vectors and records agreeing."""
+    backend.reset()
+    clock = FakeClock()
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3, embedder=CountingEmbedder()) as memory:
+        for op in ops:
+            _apply(memory, op)
+            clock.advance(minutes=1)
+        before = _contexts(memory)
+        stored = sorted(r["record_id"] for r in memory.store.all_records())
+        vectors = sorted(rid for user in USERS for rid, _ in memory.storage.vectors.load(f'[null,"{user}"]', 64))
+        assert vectors == stored  # one vector per record, none of a gone record
+    again = CountingEmbedder()
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3, embedder=again) as memory:
+        assert _contexts(memory) == before
+    assert set(again.texts) <= set(QUERIES)

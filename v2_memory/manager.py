@@ -37,6 +37,8 @@ from .storage.audit_log import AuditLog as _AuditLog
 from .storage.backends import open_storage
 from .storage.contract import Storage
 from .storage.database import StateDatabase
+from .storage.semantic_store import SemanticStore
+from .retrieval.embedder import Embedder
 from .storage.tracks import ScopeTracks
 from .text.memo import forget_texts
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
@@ -60,6 +62,8 @@ class MemoryManager(Displayed):
     ``scorer`` chooses the default store's scorer (``"article"``, ``"bm25"`` or an instance).
     ``governance=False`` gives the article's behaviour (store and trust everything; threshold only);
     a ``GovernancePolicy`` tunes the rules. ``clock`` returns the current aware datetime.
+    ``embedder`` (an ``Embedder``) adds the semantic track: vectors stored with the records, hybrid
+    retrieval; ``rebuild_vectors=True`` re-embeds every record with it (after a change of model).
     """
 
     def __init__(
@@ -77,9 +81,13 @@ class MemoryManager(Displayed):
         audit: AuditLog | bool = True,
         scorer: str | Scorer | None = None,
         adopt_store: bool = False,
+        embedder: Embedder | None = None,
+        rebuild_vectors: bool = False,
     ) -> None:
         if store is not None and scorer is not None:
             raise ValueError("pass scorer= to the store you plug in, not to the manager")
+        if rebuild_vectors and embedder is None:
+            raise ValueError("rebuild_vectors=True needs an embedder= to re-embed the records with")
         self.threshold = check_threshold(threshold, allow_none=False)
         self.window = RecentWindow(window_size)
         self.summaries = SummaryTrack(summarizer)
@@ -88,7 +96,9 @@ class MemoryManager(Displayed):
         self.storage: Storage = _open_storage(store, store_path, fsync, scorer, ledger_path, audit, adopt_store)
         self.store: VectorStore = self.storage.records
         self.ledger = self.storage.ledger
-        self.governor = Governor(self.store, self.ledger, policy, self._now)
+        # With an embedder, governance reads a store whose records carry vectors and whose scores are hybrid.
+        self.semantic = _open_semantic(self.storage, embedder, rebuild_vectors)
+        self.governor = Governor(self.semantic or self.store, self.ledger, policy, self._now)
         self._logging = audit is not False
         self._lock = threading.RLock()
         self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
@@ -257,7 +267,7 @@ class MemoryManager(Displayed):
 
         Records kept raw under the "isolate" sensitive-data policy come back redacted even here.
         """
-        hits = self.store.search(query, user_id=user_id, top_k=top_k, threshold=None, tenant_id=tenant_id)
+        hits = (self.semantic or self.store).search(query, user_id=user_id, top_k=top_k, threshold=None, tenant_id=tenant_id)
         isolated = {rid for rid, state in self.ledger.states(h.record["record_id"] for h in hits).items() if state.isolated}
         return [Hit(h.score, {**h.record, "content": redact(h.record["content"], find_sensitive(h.record["content"]))})
                 if h.record["record_id"] in isolated else h for h in hits]
@@ -334,6 +344,13 @@ class MemoryManager(Displayed):
             seen = dict.fromkeys(self.store.users(tenant_id=tenant_id))  # by first stored record
             seen.update(dict.fromkeys(user for tenant, user in self.storage.tracks.scopes() if tenant == tenant_id))
         return list(seen)
+
+    def rebuild_vectors(self) -> int:
+        """Re-embed every record with this manager's embedder (one transaction); return how many."""
+        if self.semantic is None:
+            raise ValueError("this MemoryManager has no embedder: pass embedder= to give it a semantic track")
+        with self._lock:
+            return self.semantic.rebuild()
 
     # -- erasure -----------------------------------------------------------------------------
     def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> EraseReceipt:
@@ -521,6 +538,18 @@ def _open_storage(store: VectorStore | None, store_path: Path | str | None, fsyn
     if isinstance(audit, _AuditLog):
         storage.audit = audit
     return storage
+
+
+def _open_semantic(storage: Storage, embedder: Embedder | None, rebuild: bool) -> SemanticStore | None:
+    """The semantic track over the storage's records (None without an embedder); a refused
+    embedder (another model than the store's vectors) closes the storage before the error."""
+    if embedder is None:
+        return None
+    try:
+        return SemanticStore(storage.records, storage.vectors, embedder, rebuild=rebuild)
+    except BaseException:
+        storage.close()
+        raise
 
 
 def _as_message(record: dict[str, Any]) -> Message:

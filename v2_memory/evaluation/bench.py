@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 from ..retrieval.scorers import ArticleScorer, rank, resolve_scorer
 from ..storage.json_store import JsonVectorStore
 from ..text.tokenizer import cosine_similarity, term_counts, tokenize, vector_norm
-from . import bench_backends
+from . import bench_backends, bench_semantic
 from .bench_report import format_report
 from .chat_corpus import generate_messages, generate_queries
 
@@ -63,6 +63,7 @@ class BenchSettings:
     seed: int = 0
     sklearn: bool = True  # add scikit-learn's reference row when it happens to be installed
     scorer: str = "article"  # the store's scorer: "article" (TF cosine) or "bm25"
+    semantic: str | None = None  # also measure the semantic track: "hashing" or "minilm" (bench_semantic.py)
 
 
 # -- 1. the corpus: see chat_corpus.py ----------------------------------------------------------
@@ -334,6 +335,9 @@ def _bench_size(count: int, settings: BenchSettings, workdir: Path, agreement: _
     progress(f"{count:,} records: whole-store search, index vs scan")
     whole = _whole_store(messages, records, calls, settings.scorer)
     result["whole_store"] = _search_row(*whole, settings, agreement, f"whole-store, {count} records")
+    if settings.semantic:
+        progress(f"{count:,} records: the semantic track ({settings.semantic}), SQLite, with and without vectors")
+        result["semantic"] = bench_semantic.measure_semantic(messages, calls, settings.top_k, workdir, settings.semantic)
     return result
 
 
@@ -370,7 +374,8 @@ def _targets(result: dict) -> list[dict[str, Any]]:
         target("ingest last/first 10 % (per add)", result["ingest"]["last_to_first_tenth"], "x", "<=", 1.5),
         target("RSS growth, loaded + indexed", result["reopen"]["rss_growth_mb"], "MB", "<=", 150.0),
         target("reopen time", result["reopen"]["open_s"], "s", "<=", 3.0),
-    ]
+    ] + ([target("semantic reopen: records re-embedded", result["semantic"]["reopen"]["records_embedded"], "",
+                 "<=", 0)] if "semantic" in result else [])
 
 
 # -- 5. the report: see bench_report.py ---------------------------------------------------------
@@ -414,6 +419,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the corpus and the queries (default: 0)")
     parser.add_argument("--scorer", choices=["article", "bm25"], default="article",
                         help="the store's scorer, checked against its own brute-force scan (default: article)")
+    parser.add_argument("--semantic", nargs="?", const="hashing", choices=["hashing", "minilm"],
+                        help="also measure the semantic track's ingest, search and reopen (default embedder: hashing; "
+                             "minilm needs the dense extra)")
     parser.add_argument("--no-sklearn", dest="sklearn", action="store_false",
                         help="skip the scikit-learn reference row even when it is installed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
@@ -430,7 +438,8 @@ def run_from_args(args: argparse.Namespace) -> int:
     if args.backend:
         return bench_backends.run_from_args(args)
     settings = BenchSettings(users=args.users, queries=args.queries, scan_queries=min(args.scan_queries, args.queries),
-                             top_k=args.top_k, seed=args.seed, sklearn=args.sklearn, scorer=args.scorer)
+                             top_k=args.top_k, seed=args.seed, sklearn=args.sklearn, scorer=args.scorer,
+                             semantic=args.semantic)
     try:
         report = run_benchmark(args.sizes, settings, lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
         if args.out is not None:

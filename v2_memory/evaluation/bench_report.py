@@ -44,6 +44,22 @@ def _agreement_line(agreement: dict) -> str:
             f"  index (score, record_id): {miss['index']}\n  scan  (score, record_id): {miss['scan']}")
 
 
+def _semantic_lines(report: dict[str, Any]) -> list[str]:
+    """The semantic track's table (``bench --semantic``), when it was measured."""
+    rows = [[f"{r['records']:,}", r["semantic"]["embedder"], _num(r["semantic"]["ingest"]["lexical_ms_per_add"]),
+             _num(r["semantic"]["ingest"]["semantic_ms_per_add"]), _num(r["semantic"]["search"]["lexical"]["median_ms"]),
+             _num(r["semantic"]["search"]["hybrid"]["median_ms"]), _num(r["semantic"]["search"]["hybrid"]["p95_ms"]),
+             _num(r["semantic"]["vector_bytes_per_record"], 0), _num(r["semantic"]["reopen"]["first_search_all_users_s"], 2),
+             str(r["semantic"]["reopen"]["records_embedded"])] for r in report["sizes"] if "semantic" in r]
+    if not rows:
+        return []
+    return [""] + format_table(["semantic (SQLite)", "embedder", "add ms lexical", "add ms +vectors", "search med lexical",
+                                "search med hybrid", "hybrid p95", "bytes/vector", "reopen 1st search s",
+                                "re-embedded"], rows) + [
+        "  add: one transaction per message, embed + store the vector; search: ms per query; reopen: a new",
+        "  opening's first search per user loads that user's vectors (re-embedded: records embedded again, must be 0)."]
+
+
 def format_report(report: dict[str, Any]) -> str:
     """The human-readable report: settings, search table, ingest and memory table, targets."""
     s = report["settings"]
@@ -62,6 +78,7 @@ def format_report(report: dict[str, Any]) -> str:
         "  tracemalloc: peak Python allocations while adding; RSS +MB: resident growth while adding;",
         "  reopen .. indexed +MB: a fresh process opens the file, then searches once per user (building each index).",
     ]
+    lines += _semantic_lines(report)
     lines += ["", _agreement_line(report["identical_results"]), ""] + format_table(
         [f"target ({report['targets_on_records']:,} records)", "value", "target", "result"],
         [[t["name"], f"{_num(t['value'], 2)} {t['unit']}", f"{t['op']} {t['limit']:g} {t['unit']}",

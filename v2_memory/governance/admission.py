@@ -56,6 +56,7 @@ class Admission(Displayed):
         if self.relevance is None:
             object.__setattr__(self, "relevance", self.similarity)
     recalled_via: int | None = None  # a correction, brought in by the memory it superseded
+    components: dict[str, float] | None = None  # hybrid retrieval: lexical, cosine, semantic, fused
 
     @property
     def record_id(self) -> int:
@@ -71,6 +72,7 @@ class Admission(Displayed):
             "duplicates": self.duplicates, "duplicate_of": self.duplicate_of,
             "exact": self.exact, "recalled_via": self.recalled_via,
             "relevance": round(self.relevance, digits),
+            **({"components": {k: round(v, digits) for k, v in self.components.items()}} if self.components else {}),
         }
 
     def _shown(self) -> Shown:
@@ -159,6 +161,7 @@ class ReadContext:
     task_state: Callable[[str], tuple[str, float]] = lambda task_id: ("unknown", 0.0)
     identifiers: dict[int, set[str]] = field(default_factory=dict)  # record_id -> its identifiers
     query_terms: frozenset[str] = frozenset()  # the query's content words (``analyze``: no stop words)
+    components: dict[int, dict[str, float]] = field(default_factory=dict)  # record_id -> hybrid score parts
 
 
 def boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
@@ -207,21 +210,24 @@ def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: R
     fully relevant (relevance 1.0: the exact match is the evidence). The threshold applies to the
     effective score, relevance × weight. A memory that shares only function words with the query
     ("the", "is", "我的" ...) is not relevant, however it scores — unless it was ``recalled``
-    through the memory it corrected, which is the point of recalling it.
+    through the memory it corrected, which is the point of recalling it, or its meaning alone
+    (the semantic part of a hybrid score) reaches the threshold: then the words are not the evidence.
     """
     exact = bool(set(read.route.identifiers) & read.identifiers.get(record["record_id"], set()))
+    parts = read.components.get(record["record_id"])
+    meant = parts is not None and parts["semantic"] >= read.threshold
     relevance = 1.0 if exact else similarity
     weight = memory_weight(record, state, read)
     effective = relevance * weight
     reasons = boundary_reasons(record, state, read)
     if relevance < read.threshold:
         reasons.append("below_threshold")
-    elif not (exact or recalled) and read.query_terms and not _shares_content(read.query_terms, record):
+    elif not (exact or recalled or meant) and read.query_terms and not _shares_content(read.query_terms, record):
         reasons.append("only_stop_words")
     elif effective < read.threshold and not reasons:
         reasons.append("decayed")  # only when nothing else explains the rejection
     return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons),
-                     exact=exact, relevance=relevance)
+                     exact=exact, relevance=relevance, components=parts)
 
 
 def _shares_content(query_terms: frozenset[str], record: dict[str, Any]) -> bool:

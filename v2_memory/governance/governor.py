@@ -170,6 +170,8 @@ class Governor:
             task_state=lambda tid: self._task_state(scope, tid),
             identifiers=self._identifiers(candidates) if decision.identifiers else {},
             query_terms=frozenset(analyze(query)),
+            # hybrid retrieval (``storage/semantic_store.py``): each candidate's lexical and semantic parts
+            components=self.store.components(query, scope[1], tenant_id=scope[0]) if hasattr(self.store, "components") else {},
         )
         # Step 2: judge each one; a corrected memory that matched brings in its correction.
         admissions = self._recall_corrections(self._judge_all(candidates, read), scope, read)

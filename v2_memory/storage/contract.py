@@ -4,6 +4,7 @@
     storage.ledger      what governance learned (trust, weights, identifiers, facts)
     storage.tracks      each scope's recent window, summary, sessions and tasks
     storage.audit       the write and read logs
+    storage.vectors     each record's embedding, when the manager has an embedder (``vectors.py``)
     storage.transaction()   one block, all or nothing, across all four
     storage.export() / import_(items) / counts()   the portable form ``migrate`` copies (``portable.py``)
 
@@ -34,9 +35,10 @@ from ..errors import StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine
 from .base import VectorStore
 from .database import StateDatabase
-from .ledger import Ledger
+from .ledger import Ledger, scope_key
 from . import portable
 from .tracks import TrackTables
+from .vectors import VectorTable
 
 __all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning"]
 
@@ -86,6 +88,7 @@ class Storage:
         self.records_in_database = getattr(records, "db", None) is db
         self.ledger = Ledger(db)
         self.tracks = TrackTables(db)
+        self.vectors = VectorTable(db)
         db.ensure(_SCHEMA)
         db.check_version()
         if not db.read_only:
@@ -203,11 +206,20 @@ class Storage:
         with self.transaction():
             if op == "erase_user":
                 self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
+            # Vectors are in the state database: they go in this very transaction, on every backend.
+            if op == "erase_user":
+                self.vectors.erase(scope_key(user_id, tenant_id))
+            elif record_id is not None and self._owned(record_id, user_id, tenant_id):
+                self.vectors.forget(record_id)
             if self.records_in_database:
                 self._done.append(self._carry_out(op, user_id, tenant_id, record_id))
             else:
                 self.db.execute("INSERT INTO intents (op, user_id, tenant_id, record_id) VALUES (?, ?, ?, ?)",
                                 (op, user_id, tenant_id, record_id))
+
+    def _owned(self, record_id: int, user_id: str, tenant_id: str | None) -> bool:
+        record = self.records.get(record_id)
+        return record is not None and (record.get("tenant_id"), record["user_id"]) == (tenant_id, user_id)
 
     def complete_intents(self) -> list[ErasureDone]:
         """Carry out every committed intent on the record file and the logs, then forget the intent;

@@ -7,6 +7,7 @@ ledger, the tracks and the audit events are the same on every backend, only thei
     Item("sequence", "outbox", 212)               the highest audit sequence number handed out
     Item("record", "records", {"record_id": 3, "user_id": "ann", ...})    in id order
     Item("row", "facts", {"scope": '[null,"ann"]', "key": "diet", ...})   every state table, in row order
+    Item("meta", "embedder", '{"dimension": 384, "name": ...}')   which model made the copied vectors
     Item("event", "writes", AuditEvent(...))     every audit event, oldest first
 
 Ids are kept exactly: the ledger, the windows, the summaries and every log event name records by
@@ -26,7 +27,9 @@ __all__ = ["Item", "STATE_TABLES", "LOGS", "export", "import_", "counts", "holds
 
 # The state database's tables that hold memory (meta, outbox and intents are bookkeeping: a
 # storage opened for export has flushed its outbox and finished its intents).
-STATE_TABLES = ("memories", "identifiers", "facts", "windows", "summaries", "sessions", "tasks")
+STATE_TABLES = ("memories", "identifiers", "facts", "windows", "summaries", "sessions", "tasks", "vectors")
+# meta keys that describe copied rows: vectors without their model's signature could be mixed with another's
+META_KEYS = ("embedder",)
 LOGS = ("writes", "reads")
 
 
@@ -49,6 +52,10 @@ def export(storage: Any) -> Iterator[Item]:
         columns, rows = storage.db.table_rows(table)
         for row in rows:
             yield Item("row", table, dict(zip(columns, row)))
+    for key in META_KEYS:
+        value = storage.db.meta(key)
+        if value is not None:
+            yield Item("meta", key, value)
     for name in LOGS:
         for event in getattr(storage.audit, name)():
             yield Item("event", name, event)
@@ -61,6 +68,7 @@ def import_(storage: Any, items: Iterable[Item]) -> None:
     records: list[dict[str, Any]] = []
     rows: dict[str, list[dict[str, Any]]] = {table: [] for table in STATE_TABLES}
     events: dict[str, list[AuditEvent]] = {name: [] for name in LOGS}
+    meta: dict[str, str] = {}
     for item in items:
         if item.part == "sequence":
             sequences[item.name] = item.value
@@ -70,11 +78,15 @@ def import_(storage: Any, items: Iterable[Item]) -> None:
             rows[item.name].append(item.value)
         elif item.part == "event":
             events[item.name].append(item.value)
+        elif item.part == "meta" and item.name in META_KEYS:
+            meta[item.name] = item.value
         else:
             raise ValueError(f"unknown item part {item.part!r}")
     with storage.transaction():
         for table, table_rows in rows.items():
             _insert_rows(storage.db, table, table_rows)
+        for key, value in meta.items():
+            storage.db.set_meta(key, value)
         storage.records.import_records(records, sequences.get("records", 0))
         for name, logged in events.items():
             storage.audit.import_events(name, logged)
