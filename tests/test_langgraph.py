@@ -564,3 +564,40 @@ def test_the_readme_section_runs_and_prints_what_its_comments_say(tmp_path, monk
         printed = out.getvalue().splitlines()
         expected = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")]
         assert expected and all(line in printed for line in expected), (expected, printed)
+
+
+# -- against LangGraph's own InMemoryStore -----------------------------------------------------------
+
+
+if HAVE_LANGGRAPH:
+    from hypothesis import given, settings, strategies as st
+
+    _NAMESPACES = [("u1",), ("u10",), ("u1", "persona"), ("u10", "persona"), ("u2",)]
+    _OPS = st.lists(st.tuples(st.sampled_from(["put", "delete"]), st.sampled_from(_NAMESPACES),
+                              st.sampled_from(["a", "b", "c"]), st.sampled_from(["fern", "cactus", "orchid"])),
+                    max_size=25)
+
+    @settings(max_examples=25, deadline=None)
+    @given(_OPS)
+    def test_keys_namespaces_and_listings_agree_with_langgraphs_in_memory_store(ops):
+        """Where governance has nothing to say (distinct, neutral reminders), this store holds
+        exactly what LangGraph's reference store holds: every get, namespace and no-query listing."""
+        from langgraph.store.memory import InMemoryStore
+
+        reference = InMemoryStore()
+        with MemoryManager(store_path=None, threshold=0.2) as manager:
+            store = V2MemoryStore(manager)
+            for n, (kind, namespace, key, plant) in enumerate(ops):
+                value = {"content": f"Reminder {n}: water the {plant}", "n": n}
+                for target in (store, reference):
+                    target.put(namespace, key, value) if kind == "put" else target.delete(namespace, key)
+            # (the reference keeps listing a namespace once it was touched, even emptied: count held items)
+            assert store.list_namespaces() == sorted(ns for ns, items in reference._data.items() if items)
+            for namespace in _NAMESPACES:
+                for key in ["a", "b", "c"]:
+                    mine, theirs = store.get(namespace, key), reference.get(namespace, key)
+                    assert (mine and mine.value) == (theirs and theirs.value), (namespace, key)
+            for prefix in [("u1",), ("u10",), ("u1", "persona"), ("u2",)]:
+                mine = {(i.namespace, i.key, i.value["n"]) for i in store.search(prefix, limit=100)}
+                theirs = {(i.namespace, i.key, i.value["n"]) for i in reference.search(prefix, limit=100)}
+                assert mine == theirs, prefix
