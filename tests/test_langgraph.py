@@ -238,6 +238,9 @@ def test_search_by_prefix_filter_and_pages(store):
     assert _keys(store.search(("ann",), filter={"author": {"$gt": 3}})) == []  # incomparable: no match
     with pytest.raises(ValueError, match="operator"):
         store.search(("ann",), filter={"n": {"$regex": "1"}})
+    with pytest.raises(TypeError, match="query"):
+        store.batch([PutOp(("ann",), "late", {"content": "A put before a bad search"}), SearchOp(("ann",), query=5)])
+    assert store.get(("ann",), "late") is None
     first, second = store.search(("ann",), limit=2), store.search(("ann",), limit=2, offset=2)
     assert _keys(first) == ["doc1", "doc2"] and _keys(second) == ["img1"]
     assert store.search(("ann",), limit=0) == []
@@ -442,6 +445,17 @@ def test_the_models_own_words_are_stored_but_never_searched(store):
     record = store.manager.store.records("ann")[0]
     assert store.manager.verify(record["record_id"], user_id="ann")  # a user confirmed it
     assert _keys(store.search(("ann",), query="flight gate")) == ["said"]
+
+
+@needs_langgraph
+def test_a_confirmed_statement_reaches_prompts_as_its_fact_as_in_retrieve(store, memory):
+    store.put(("ann",), "laptop", {"content": "I use a Mac for work"})
+    assert _keys(store.search(("ann",), query="what laptop do I use for work")) == ["laptop"]  # pending: its words
+    memory.confirm_fact("ann", "device")
+    for found in (store.search(("ann",), query="what laptop do I use for work"), store.search(("ann",))):
+        assert found == [] and memory.retrieve("what laptop do I use for work", "ann") == []
+    assert memory.build_context("what laptop do I use", "ann").splitlines()[0] == "persona:device = Mac"
+    assert store.get(("ann",), "laptop").value == {"content": "I use a Mac for work"}
 
 
 @needs_langgraph

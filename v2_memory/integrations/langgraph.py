@@ -22,7 +22,8 @@ that says this, never a guess. The operations:
     get     the key's current record, as that value
     search  with a query: ``manager.retrieve`` (admitted memories only, score = similarity, the read
             logged and used); without one: every item a query could admit (no boundary, trust or
-            lifecycle reason against it, weight at least the threshold), oldest first
+            lifecycle reason against it, weight at least the threshold), oldest first. A statement
+            whose facts the user confirmed reaches prompts as its ``persona:`` line, as in retrieve
     delete  ``manager.forget`` on every record of the key: every track, every file
     list_namespaces   the namespaces that hold items, with prefix / suffix ("*" = one segment),
             max_depth, limit and offset
@@ -105,6 +106,8 @@ class V2MemoryStore(BaseStore):
         if isinstance(op, SearchOp):
             self._scope(op.namespace_prefix)
             _check_window(op.limit, op.offset)
+            if op.query is not None and not isinstance(op.query, str):
+                raise TypeError(f"query must be a str or None, got {type(op.query).__name__}")
             if op.filter is not None and not isinstance(op.filter, dict):
                 raise TypeError(f"filter must be a dict or None, got {type(op.filter).__name__}")
         if isinstance(op, ListNamespacesOp):
