@@ -5,4 +5,6 @@ module yourself), so ``import v2_memory`` never needs a third-party package:
 
 - ``mcp_server`` — a Model Context Protocol server over stdio (standard library only), whose user
   and tenant are fixed when it starts; ``mcp_tools`` — the memory tools it offers.
+- ``langgraph`` — ``V2MemoryStore``, a LangGraph ``BaseStore`` whose namespaces are scopes and whose
+  tenant is fixed when it is made (the ``langgraph`` extra).
 """
