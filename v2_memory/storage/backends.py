@@ -65,35 +65,32 @@ def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any 
 
 def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None) -> Storage:
     """Everything in one SQLite file."""
-    from .sqlite_store import SqliteAuditLog, SqliteVectorStore
-
     path = Path(path)
     if path.is_dir():
         from ..errors import StorePathError
 
         raise StorePathError("store path is a directory, expected a file", path=path)
-    db = StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync)
-    try:
-        storage = Storage(SqliteVectorStore(db, scorer=scorer), db, SqliteAuditLog(db))  # type: ignore[arg-type]
-    except BaseException:
-        db.close()
-        raise
-    storage.backend = "sqlite"
-    return storage
+    return tables_storage(StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync), "sqlite", scorer)
 
 
 def postgres_storage(url: str, *, fsync: bool = False, scorer: Any = None) -> Storage:
     """Everything in one PostgreSQL database (or schema): the SQLite backend's tables on a server."""
     from .postgres import PostgresDatabase
+
+    return tables_storage(PostgresDatabase(url, fsync=fsync), "postgres", scorer)
+
+
+def tables_storage(db: Any, backend: str, scorer: Any = None) -> Storage:
+    """Records, logs and state as tables of one database (SQLite's or a server's); the database
+    is closed again if the storage cannot be opened on it."""
     from .sqlite_store import SqliteAuditLog, SqliteVectorStore
 
-    db = PostgresDatabase(url, fsync=fsync)
     try:
         storage = Storage(SqliteVectorStore(db, scorer=scorer), db, SqliteAuditLog(db))  # type: ignore[arg-type]
     except BaseException:
         db.close()
         raise
-    storage.backend = "postgres"
+    storage.backend = backend
     return storage
 
 

@@ -35,7 +35,26 @@ BUSY_SECONDS = 30.0  # how long a connection waits for another's write lock befo
 CHUNK = 500  # values per IN (...) list: far below SQLite's variable limit, whatever the build
 
 
-class StateDatabase:
+class QueryHelpers:
+    """What every state database builds on its own ``fetchall`` / ``fetchone`` (SQLite's here,
+    PostgreSQL's in ``postgres.py``)."""
+
+    def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
+        """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
+        so no statement grows with the number of values (none: no rows)."""
+        values = list(dict.fromkeys(values))
+        rows: list[tuple] = []
+        for start in range(0, len(values), CHUNK):
+            part = values[start:start + CHUNK]
+            rows += self.fetchall(sql.format(marks=",".join("?" * len(part))), [*leading, *part])  # type: ignore[attr-defined]
+        return rows
+
+    def meta(self, key: str) -> str | None:
+        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
+        return row[0] if row else None
+
+
+class StateDatabase(QueryHelpers):
     """One SQLite database, opened once, used by many tables under one lock.
 
     ``path=None`` keeps it in memory. ``read_only=True`` opens an existing file so that nothing can
@@ -204,19 +223,6 @@ class StateDatabase:
         with self._lock:
             return self._translate(lambda: self._db.execute(sql, args).fetchone())
 
-    def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
-        """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
-        so no statement grows with the number of values (none: no rows)."""
-        values = list(dict.fromkeys(values))
-        rows: list[tuple] = []
-        for start in range(0, len(values), CHUNK):
-            part = values[start:start + CHUNK]
-            rows += self.fetchall(sql.format(marks=",".join("?" * len(part))), [*leading, *part])
-        return rows
-
-    def meta(self, key: str) -> str | None:
-        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))
-        return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
         self.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",

@@ -30,7 +30,7 @@ from typing import Any
 
 from ..errors import StoreError, StoreInconsistentError, StorePathError
 from .audit_log import AuditLog
-from .backends import backend_of, open_storage
+from .backends import backend_of, open_storage, tables_storage
 from .contract import Storage
 from .postgres import mask_url
 
@@ -122,17 +122,13 @@ def _open_source(backend: str, where: Path | str, folder: Path) -> Storage:
     if backend != "postgres":
         return open_storage(_snapshot(backend, Path(where), folder))
     from .postgres import PostgresDatabase
-    from .sqlite_store import SqliteAuditLog, SqliteVectorStore
 
     db = PostgresDatabase(str(where), read_only=True)
-    try:
-        if "meta" not in db.tables() or db.meta("schema_version") is None:
-            raise StorePathError("no store here to migrate from (no v2_memory tables in this schema)",
-                                 path=mask_url(str(where)))
-        return Storage(SqliteVectorStore(db), db, SqliteAuditLog(db))  # type: ignore[arg-type]
-    except BaseException:
+    if "meta" not in db.tables() or db.meta("schema_version") is None:
         db.close()
-        raise
+        raise StorePathError("no store here to migrate from (no v2_memory tables in this schema)",
+                             path=mask_url(str(where)))
+    return tables_storage(db, "postgres")
 
 
 def _consistent(storage: Storage) -> Any:

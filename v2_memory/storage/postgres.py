@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
-from .database import CHUNK, SCHEMA_VERSION
+from .database import SCHEMA_VERSION, QueryHelpers
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
 
@@ -90,7 +90,7 @@ def _translate_schema(schema: str) -> list[str]:
     return statements
 
 
-class PostgresDatabase:
+class PostgresDatabase(QueryHelpers):
     """One PostgreSQL connection with transactions that nest; the same methods as ``StateDatabase``.
 
     The URL is libpq's (``postgresql://user:pass@host:port/db``, ``postgresql:///db`` for the local
@@ -275,18 +275,6 @@ class PostgresDatabase:
         with self._lock:
             return self._run(lambda: self._db.execute(_translate_sql(sql), args).fetchone())
 
-    def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
-        """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time."""
-        values = list(dict.fromkeys(values))
-        rows: list[tuple] = []
-        for start in range(0, len(values), CHUNK):
-            part = values[start:start + CHUNK]
-            rows += self.fetchall(sql.format(marks=",".join("?" * len(part))), [*leading, *part])
-        return rows
-
-    def meta(self, key: str) -> str | None:
-        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))
-        return row[0] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
         self.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
