@@ -283,7 +283,7 @@ class MemoryManager(Displayed):
             scope = (read_scope.get("tenant_id"), user_id)
             # The router sends "继续/next" to task state first: the task's progress leads the context.
             parts = self.governor.task_lines(scope, read_scope.get("task_id")) if explanation.route.kind == "task" else []
-            parts += self.governor.fact_lines(scope)
+            parts += self.governor.fact_lines(explanation.facts)  # read with the candidates: a changed fact is never stale
             summary = self._summary_for(scope, explanation.summary)
             if summary.text:
                 parts.append(f"summary: {summary.text}")

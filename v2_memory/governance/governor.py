@@ -15,7 +15,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from ..messages import Message, WriteResult
 from ..storage import VectorStore
@@ -293,10 +293,10 @@ class Governor:
         if not literal:
             self.ledger.reinforce(hits, rates.usage_reinforce)
 
-    def fact_lines(self, scope: Scope) -> list[str]:
-        """Confirmed persona facts as context lines, resolved now (a changed fact is never stale)."""
-        facts: list[Fact] = self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed") if self.policy.enabled else []
-        return [render_fact(fact.key, fact.value, fact.polarity) for fact in facts]
+    @staticmethod
+    def fact_lines(facts: Iterable[dict[str, Any]]) -> list[str]:
+        """Confirmed persona facts (an explanation's ``facts``, read with it) as context lines."""
+        return [render_fact(fact["key"], fact["value"], fact["polarity"]) for fact in facts]
 
     def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
                         task_id: str | None = None, domain: str | None = None,

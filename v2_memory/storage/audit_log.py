@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator, Mapping
 from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
-__all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record"]
+__all__ = ["encode_event", "AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record"]
 
 
 class TornLogLineWarning(UserWarning):
@@ -74,8 +74,13 @@ def _owned_by(event: AuditEvent, user_id: str, tenant_id: str | None) -> bool:
     return event.user_id == user_id and event.tenant_id == tenant_id
 
 
-def _encode(event: AuditEvent) -> bytes:
-    return json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+def encode_event(event: AuditEvent) -> str:
+    """One event as the JSON text of its log line."""
+    return json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def _encode(event: AuditEvent, text: str | None = None) -> bytes:
+    return (encode_event(event) if text is None else text).encode("utf-8") + b"\n"
 
 
 class _JsonlFile:
@@ -194,10 +199,10 @@ class AuditLog:
     def log_read(self, event: AuditEvent) -> None:
         self._append("reads", event)
 
-    def _append(self, name: str, event: AuditEvent) -> None:
+    def _append(self, name: str, event: AuditEvent, text: str | None = None) -> None:
         with self._lock:
             if self._logs:
-                self._logs[name].append(_encode(event))
+                self._logs[name].append(_encode(event, text))
             else:
                 self._memory[name].append(event)
 
@@ -251,10 +256,11 @@ class AuditLog:
                         self.damaged.extend(damaged)
         return removed, rewritten
 
-    def append_events(self, name: str, events: list[AuditEvent]) -> None:
-        """Append events to the ``writes`` or ``reads`` log (the storage's outbox flushes here)."""
-        for event in events:
-            self._append(name, event)
+    def append_events(self, name: str, events: list[AuditEvent], encoded: list[str] | None = None) -> None:
+        """Append events to the ``writes`` or ``reads`` log (the storage's outbox flushes here),
+        given their ``encode_event`` texts when the caller has them already."""
+        for event, text in zip(events, encoded or [None] * len(events)):
+            self._append(name, event, text)
 
     def import_events(self, name: str, events: list[AuditEvent]) -> None:
         """Append copied events (a migration) with one write and no rotation: a log never drops

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import StoreInconsistentError
-from .audit_log import AuditEvent, AuditLog, DamagedLine
+from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event
 from .base import VectorStore
 from .database import StateDatabase
 from .ledger import Ledger, scope_key
@@ -84,6 +84,9 @@ class Storage:
         self.records, self.db, self.audit = records, db, audit
         self._seen_version: int | None = None
         self._done: list[ErasureDone] = []  # erasures carried out inside the open transaction
+        # Audit events this process put in the outbox during the open transaction, already encoded:
+        # after the COMMIT they are appended as they are (no reading back); None: read the table instead.
+        self._queued: list[tuple[int, str, AuditEvent, str]] | None = []
         # Records in the state database itself (SQLite) commit with everything else; a file does not.
         self.records_in_database = getattr(records, "db", None) is db
         self.ledger = Ledger(db)
@@ -164,6 +167,9 @@ class Storage:
                 rolled_back()  # a store that caches rows must forget those that were never committed
             if outer:
                 self._done.clear()  # rolled back: none of it happened
+                self.tracks.rolled_back()
+                if self._queued is not None:
+                    self._queued.clear()
             raise
         if outer:
             self._flush_outbox()
@@ -179,22 +185,38 @@ class Storage:
                 self.audit.append_events(name, [event])
             return
         with self.transaction():
-            self.db.execute("INSERT INTO outbox (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
-                            (name, event.user_id, event.tenant_id,
-                             json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))))
+            seq = self.db.insert_id("INSERT INTO outbox (log, user_id, tenant_id, event) VALUES (?, ?, ?, '')", "seq",
+                                    (name, event.user_id, event.tenant_id))
+            event = AuditEvent(event.kind, event.time, event.user_id, event.tenant_id, event.session_id,
+                               {**event.data, "seq": seq})
+            line = encode_event(event)  # once: the outbox row and the log line are the same text
+            self.db.execute("UPDATE outbox SET event = ? WHERE seq = ?", (line, seq))
+            if self._queued is not None:
+                self._queued.append((seq, name, event, line))
 
     def _flush_outbox(self, *, after_crash: bool = False) -> None:
-        rows = self.db.fetchall("SELECT seq, log, event FROM outbox ORDER BY seq")
-        if not rows:
-            return
-        # subtle: after a crash some of these may already be in the log (appended, not yet deleted here).
-        present = {name: self.audit.seqs(name) for name in ("writes", "reads")} if after_crash else {}
-        for seq, name, raw in rows:
-            if seq not in present.get(name, ()):
-                event = AuditEvent.from_dict(json.loads(raw))
+        """Append the committed outbox to the logs, then empty it. Normally these are exactly the
+        events this process queued in the block that just committed; after a crash, or a flush
+        that failed half way, the table is read and what a log already holds is skipped."""
+        queued, self._queued = self._queued, None  # until this flush succeeds, the table is the truth
+        if after_crash or queued is None:
+            rows = [(seq, name, AuditEvent.from_dict(json.loads(raw)), raw)
+                    for seq, name, raw in self.db.fetchall("SELECT seq, log, event FROM outbox ORDER BY seq")]
+            # subtle: after a crash some of these may already be in the log (appended, not yet deleted here).
+            present = {name: self.audit.seqs(name) for name in ("writes", "reads")} if rows else {}
+            queued = [row for row in rows if row[0] not in present[row[1]]]
+            last = rows[-1][0] if rows else None
+        else:
+            last = queued[-1][0] if queued else None
+        for seq, name, event, line in queued:
+            if event.data.get("seq") == seq:
+                self.audit.append_events(name, [event], encoded=[line])
+            else:  # a row queued by an older release, before the outbox held the seq
                 self.audit.append_events(name, [AuditEvent(event.kind, event.time, event.user_id, event.tenant_id,
                                                            event.session_id, {**event.data, "seq": seq})])
-        self.db.execute("DELETE FROM outbox WHERE seq <= ?", (rows[-1][0],))
+        if last is not None:
+            self.db.execute("DELETE FROM outbox WHERE seq <= ?", (last,))
+        self._queued = []
 
     # -- erasure ---------------------------------------------------------------------------------
     def intend(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None = None) -> None:
@@ -206,6 +228,8 @@ class Storage:
         with self.transaction():
             if op == "erase_user":
                 self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
+                if self._queued is not None:
+                    self._queued = [q for q in self._queued if (q[2].user_id, q[2].tenant_id) != (user_id, tenant_id)]
             # Vectors are in the state database: they go in this very transaction, on every backend.
             if op == "erase_user":
                 self.vectors.erase(scope_key(user_id, tenant_id))

@@ -49,6 +49,14 @@ class QueryHelpers:
             rows += self.fetchall(sql.format(marks=",".join("?" * len(part))), [*leading, *part])  # type: ignore[attr-defined]
         return rows
 
+    def execute_in(self, sql: str, values: Iterable[object], *leading: object) -> int:
+        """Run the write statement ``sql`` (its ``{marks}`` as in ``rows_in``) over ``values``,
+        ``CHUNK`` at a time: one statement per chunk, never one per value; return the rows changed."""
+        values = list(dict.fromkeys(values))
+        return sum(self.execute(sql.format(marks=",".join("?" * len(values[start:start + CHUNK]))),  # type: ignore[attr-defined]
+                                [*leading, *values[start:start + CHUNK]])
+                   for start in range(0, len(values), CHUNK))
+
     def meta(self, key: str) -> str | None:
         row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
         return row[0] if row else None

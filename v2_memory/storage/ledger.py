@@ -110,15 +110,14 @@ class Ledger:
                      streak: int) -> None:
         """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row."""
         with self.db.transaction():
-            self.db.executemany(
-                "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id = ?",
-                [(hit, rid) for rid in admitted])
+            self.db.execute_in("UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id IN ({marks})",
+                               admitted, hit)
             # Only the rows this read touched: a read costs what its candidates cost, never the whole table.
-            self.db.executemany(
-                "UPDATE memories SET miss_streak = miss_streak + 1 WHERE record_id = ?", [(rid,) for rid in missed])
-            self.db.executemany(
-                "UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id = ? AND miss_streak >= ?",
-                [(miss, rid, streak) for rid in missed])
+            # One statement per chunk of ids: the streak counts this miss, and the ``streak``-th costs ×``miss``
+            # (every right-hand side reads the row as it was, so both test ``miss_streak + 1``).
+            self.db.execute_in("UPDATE memories SET usage = CASE WHEN miss_streak + 1 >= ? THEN usage * ? ELSE usage END, "
+                               "miss_streak = CASE WHEN miss_streak + 1 >= ? THEN 0 ELSE miss_streak + 1 END "
+                               "WHERE record_id IN ({marks})", missed, streak, miss, streak)
 
     def weights(self, scope: str | None = None) -> list[float]:
         """Base × usage × conflict of every registered memory (of one scope, or all)."""
@@ -256,10 +255,9 @@ class Ledger:
 
     def reinforce(self, record_ids: Iterable[int], factor: float, cap: float = 1.0) -> None:
         """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``."""
-        with self.db.transaction():
-            self.db.executemany("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
-                                "miss_streak = 0 WHERE record_id = ?",  # min(usage × factor, cap), in any SQL
-                                [(factor, cap, factor, cap, rid) for rid in record_ids])
+        self.db.execute_in("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
+                           "miss_streak = 0 WHERE record_id IN ({marks})",  # min(usage × factor, cap), in any SQL
+                           record_ids, factor, cap, factor, cap)
 
     def files(self) -> list[Path]:
         return self.db.files()

@@ -27,7 +27,7 @@ __all__ = ["Item", "STATE_TABLES", "LOGS", "export", "import_", "counts", "holds
 
 # The state database's tables that hold memory (meta, outbox and intents are bookkeeping: a
 # storage opened for export has flushed its outbox and finished its intents).
-STATE_TABLES = ("memories", "identifiers", "facts", "windows", "summaries", "sessions", "tasks", "vectors")
+STATE_TABLES = ("memories", "identifiers", "facts", "windows", "summaries", "summary_covers", "sessions", "tasks", "vectors")
 # meta keys that describe copied rows: vectors without their model's signature could be mixed with another's
 META_KEYS = ("embedder",)
 LOGS = ("writes", "reads")

@@ -30,7 +30,7 @@ from ..errors import StoreCorruptError
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
-from .audit_log import AuditEvent, DamagedLine, mentions_record
+from .audit_log import AuditEvent, DamagedLine, encode_event, mentions_record
 from .base import check_search, new_record
 from .database import StateDatabase
 from .json_store import _checked_import, _Partition
@@ -236,9 +236,10 @@ class SqliteAuditLog:
     def log_read(self, event: AuditEvent) -> None:
         self.append_events("reads", [event])
 
-    def append_events(self, name: str, events: list[AuditEvent]) -> None:
+    def append_events(self, name: str, events: list[AuditEvent], encoded: list[str] | None = None) -> None:
         self.db.executemany("INSERT INTO audit_events (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
-                            [(name, e.user_id, e.tenant_id, json.dumps(e.to_dict(), ensure_ascii=False)) for e in events])
+                            [(name, e.user_id, e.tenant_id, text or encode_event(e))
+                             for e, text in zip(events, encoded or [None] * len(events))])
 
     def import_events(self, name: str, events: list[AuditEvent]) -> None:
         """Append copied events (a migration) as they are, their ``seq`` included."""

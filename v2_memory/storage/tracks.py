@@ -1,12 +1,18 @@
 """The short-term tracks on disk: each scope's recent window, summary, sessions and tasks.
 
-The window, the summary and session/task state are small per user (a few rows), so each change
-saves the changed scope's whole snapshot, inside the same transaction as the rest of the write:
+Each change saves what changed in the scope, inside the same transaction as the rest of the write:
 
-    windows     (scope, position) -> record_id, message (JSON)
-    summaries   scope -> text, covers (JSON ids), parts (JSON snippets)
-    sessions    (scope, session_id) -> started, last seen, deadline, ended
-    tasks       (scope, task_id) -> started, deadline, completion, finished
+    windows         (scope, position) -> record_id, message (JSON); positions only grow
+    summaries       scope -> text, parts (JSON snippets)
+    summary_covers  (scope, position) -> record_id: what the summary covers, one row per message
+    sessions        (scope, session_id) -> started, last seen, deadline, ended
+    tasks           (scope, task_id) -> started, deadline, completion, finished
+
+What changed is found against what this process last read or wrote (``_saved``): a push to the
+window inserts one row and deletes the one that left; a fold adds one ``summary_covers`` row (the
+summary covers a user's whole history, so saving it whole made every add cost that history); a
+touched session updates its row. Without that knowledge (first save, a rolled-back block) the
+scope's rows are replaced whole.
 
 A scope is ``(tenant_id, user_id)``, stored as ``scope_key``. Restarting reads the snapshots back,
 so ``build_context`` after a restart is what it was before.
@@ -33,6 +39,8 @@ CREATE TABLE IF NOT EXISTS windows (
     PRIMARY KEY (scope, position));
 CREATE TABLE IF NOT EXISTS summaries (
     scope TEXT PRIMARY KEY, text TEXT NOT NULL, covers TEXT NOT NULL, parts TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS summary_covers (
+    scope TEXT NOT NULL, position INTEGER NOT NULL, record_id INTEGER, PRIMARY KEY (scope, position));
 CREATE TABLE IF NOT EXISTS sessions (
     scope TEXT NOT NULL, session_id TEXT NOT NULL, started_at TEXT NOT NULL, last_seen TEXT NOT NULL,
     expires_at TEXT NOT NULL, ended_at TEXT, PRIMARY KEY (scope, session_id));
@@ -40,7 +48,8 @@ CREATE TABLE IF NOT EXISTS tasks (
     scope TEXT NOT NULL, task_id TEXT NOT NULL, started_at TEXT NOT NULL, expires_at TEXT NOT NULL,
     completion REAL NOT NULL, finished_at TEXT, PRIMARY KEY (scope, task_id));
 """
-_TABLES = ("windows", "summaries", "sessions", "tasks")
+_TABLES = ("windows", "summaries", "summary_covers", "sessions", "tasks")
+# An older release kept the covers as one JSON list in ``summaries.covers``; ``'[]'`` there now.
 
 
 @dataclass(frozen=True)
@@ -80,38 +89,103 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+@dataclass
+class _Saved:
+    """One scope's rows as this process last read or wrote them."""
+
+    window: list[tuple[int, int | None, Message]]  # (position, record_id, message)
+    summary: Summary  # its covers as the summary_covers rows hold them
+    sessions: dict[str, tuple]
+    tasks: dict[str, tuple]
+
+
+def _session_row(info: SessionInfo) -> tuple:
+    return info.session_id, _time(info.started_at), _time(info.last_seen), _time(info.expires_at), _time(info.ended_at)
+
+
+def _task_row(info: TaskInfo) -> tuple:
+    return info.task_id, _time(info.started_at), _time(info.expires_at), info.completion, _time(info.finished_at)
+
+
 class TrackTables:
     """Saves and loads per-scope snapshots of the short-term tracks in a ``StateDatabase``."""
 
     def __init__(self, db: StateDatabase) -> None:
         self.db = db
+        self._saved: dict[str, _Saved] = {}
         db.ensure(_SCHEMA)
 
     # -- saving (inside the caller's transaction) ----------------------------------------------
     def save(self, scope: Scope, tracks: ScopeTracks) -> None:
-        """Replace the scope's snapshot with ``tracks``."""
+        """Make the scope's rows hold ``tracks``, writing only what changed."""
         key = scope_key(scope[1], scope[0])
+        saved = self._saved.pop(key, None)  # back only once this save went through
         with self.db.transaction():
-            for table in _TABLES:
-                self.db.execute(f"DELETE FROM {table} WHERE scope = ?", (key,))
-            self.db.executemany("INSERT INTO windows VALUES (?, ?, ?, ?)",
-                                [(key, n, rid, _dumps(message_to_dict(m))) for n, (rid, m) in enumerate(tracks.window)])
-            if tracks.summary.covers:
-                s = tracks.summary
-                self.db.execute("INSERT INTO summaries VALUES (?, ?, ?, ?)",
-                                (key, s.text, _dumps(list(s.covers)), _dumps(list(s.parts))))
-            self.db.executemany("INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?)", [
-                (key, i.session_id, _time(i.started_at), _time(i.last_seen), _time(i.expires_at), _time(i.ended_at))
-                for i in tracks.sessions])
-            self.db.executemany("INSERT INTO tasks VALUES (?, ?, ?, ?, ?, ?)", [
-                (key, i.task_id, _time(i.started_at), _time(i.expires_at), i.completion, _time(i.finished_at))
-                for i in tracks.tasks])
+            if saved is None:
+                self._delete(key, _TABLES)
+                saved = _Saved([], Summary(), {}, {})
+            self._saved[key] = _Saved(
+                self._save_window(key, saved.window, tracks.window),
+                self._save_summary(key, saved.summary, tracks.summary),
+                self._save_rows(key, "sessions", "session_id", saved.sessions, map(_session_row, tracks.sessions)),
+                self._save_rows(key, "tasks", "task_id", saved.tasks, map(_task_row, tracks.tasks)))
+
+    def _save_window(self, key: str, old: list[tuple[int, int | None, Message]],
+                     new: list[tuple[int | None, Message]]) -> list[tuple[int, int | None, Message]]:
+        """A window changes at its ends: the oldest entries leave, new ones arrive."""
+        new = list(new)
+        drop = next(d for d in range(len(old) + 1) if [(r, m) for _, r, m in old[d:]] == new[:len(old) - d])
+        kept = old[drop:]
+        if drop:
+            self.db.execute("DELETE FROM windows WHERE scope = ? AND position <= ?", (key, old[drop - 1][0]))
+        start = old[-1][0] + 1 if old else 0
+        added = [(start + n, rid, m) for n, (rid, m) in enumerate(new[len(kept):])]
+        self.db.executemany("INSERT INTO windows VALUES (?, ?, ?, ?)",
+                            [(key, position, rid, _dumps(message_to_dict(m))) for position, rid, m in added])
+        return kept + added
+
+    def _save_summary(self, key: str, old: Summary, new: Summary) -> Summary:
+        """A fold appends to the covers: only the new ones are inserted."""
+        if new is old or new == old:
+            return new
+        if not new.covers:
+            self._delete(key, ("summaries", "summary_covers"))
+            return new
+        self.db.execute("INSERT INTO summaries VALUES (?, ?, '[]', ?) ON CONFLICT (scope) DO UPDATE SET "
+                        "text = excluded.text, covers = excluded.covers, parts = excluded.parts",
+                        (key, new.text, _dumps(list(new.parts))))
+        appended = len(new.covers) >= len(old.covers) and new.covers[:len(old.covers)] == old.covers
+        if not appended:
+            self.db.execute("DELETE FROM summary_covers WHERE scope = ?", (key,))
+        start = len(old.covers) if appended else 0
+        self.db.executemany("INSERT INTO summary_covers VALUES (?, ?, ?)",
+                            [(key, start + n, rid) for n, rid in enumerate(new.covers[start:])])
+        return new
+
+    def _save_rows(self, key: str, table: str, column: str, old: dict[str, tuple], rows: Any) -> dict[str, tuple]:
+        """Sessions or tasks by id: changed rows updated in place (their order is their first save's)."""
+        new = {row[0]: row for row in rows}
+        gone = [ident for ident in old if ident not in new]
+        self.db.executemany(f"DELETE FROM {table} WHERE scope = ? AND {column} = ?", [(key, ident) for ident in gone])
+        changed = [row for ident, row in new.items() if old.get(ident) != row]
+        self.db.executemany(f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (scope, {column}) DO UPDATE SET "
+                            + ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[table]),
+                            [(key, *row) for row in changed])
+        return new
+
+    def _delete(self, key: str, tables: tuple[str, ...]) -> None:
+        for table in tables:
+            self.db.execute(f"DELETE FROM {table} WHERE scope = ?", (key,))
 
     def erase(self, scope: Scope) -> None:
         key = scope_key(scope[1], scope[0])
         with self.db.transaction():
-            for table in _TABLES:
-                self.db.execute(f"DELETE FROM {table} WHERE scope = ?", (key,))
+            self._saved.pop(key, None)
+            self._delete(key, _TABLES)
+
+    def rolled_back(self) -> None:
+        """The enclosing transaction failed: the rows are as they were, not as last saved."""
+        self._saved.clear()
 
     # -- loading -------------------------------------------------------------------------------
     def scopes(self) -> list[Scope]:
@@ -122,13 +196,23 @@ class TrackTables:
         return [tuple(json.loads(key)) for key in keys]
 
     def load(self, scope: Scope) -> ScopeTracks:
-        key = (scope_key(scope[1], scope[0]),)
-        window = [(rid, message_from_dict(json.loads(raw))) for rid, raw in
-                  self.db.fetchall("SELECT record_id, message FROM windows WHERE scope = ? ORDER BY position", key)]
-        row = self.db.fetchone("SELECT text, covers, parts FROM summaries WHERE scope = ?", key)
-        summary = Summary(row[0], tuple(json.loads(row[1])), tuple(json.loads(row[2]))) if row else Summary()
+        key = scope_key(scope[1], scope[0])
+        rows = [(position, rid, message_from_dict(json.loads(raw))) for position, rid, raw in self.db.fetchall(
+            "SELECT position, record_id, message FROM windows WHERE scope = ? ORDER BY position", (key,))]
+        row = self.db.fetchone("SELECT text, covers, parts FROM summaries WHERE scope = ?", (key,))
+        covers = tuple(rid for (rid,) in self.db.fetchall(
+            "SELECT record_id FROM summary_covers WHERE scope = ? ORDER BY position", (key,)))
+        legacy = tuple(json.loads(row[1])) if row else ()
+        summary = Summary(row[0], legacy + covers, tuple(json.loads(row[2]))) if row else Summary()
         sessions = [SessionInfo(sid, _parse(a), _parse(b), _parse(c), _parse(d)) for sid, a, b, c, d in self.db.fetchall(
-            "SELECT session_id, started_at, last_seen, expires_at, ended_at FROM sessions WHERE scope = ? ORDER BY rowid", key)]
+            "SELECT session_id, started_at, last_seen, expires_at, ended_at FROM sessions WHERE scope = ? ORDER BY rowid", (key,))]
         tasks = [TaskInfo(tid, _parse(a), _parse(b), completion, _parse(d)) for tid, a, b, completion, d in self.db.fetchall(
-            "SELECT task_id, started_at, expires_at, completion, finished_at FROM tasks WHERE scope = ? ORDER BY rowid", key)]
-        return ScopeTracks(window, summary, sessions, tasks)
+            "SELECT task_id, started_at, expires_at, completion, finished_at FROM tasks WHERE scope = ? ORDER BY rowid", (key,))]
+        # An older release's covers column is rewritten into rows by the next save (saved as "nothing there").
+        self._saved[key] = _Saved(rows, Summary() if legacy else summary, {s.session_id: _session_row(s) for s in sessions},
+                                  {t.task_id: _task_row(t) for t in tasks})
+        return ScopeTracks([(rid, m) for _, rid, m in rows], summary, sessions, tasks)
+
+
+_COLUMNS = {"sessions": ("started_at", "last_seen", "expires_at", "ended_at"),
+            "tasks": ("started_at", "expires_at", "completion", "finished_at")}
