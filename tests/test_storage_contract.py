@@ -5,7 +5,11 @@ every storage); every test below runs on all of them.
 """
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import subprocess
+import sys
 import sqlite3
 import warnings
 from pathlib import Path
@@ -21,6 +25,7 @@ from v2_memory.errors import StoreCorruptError, StoreError, StoreInconsistentErr
 from v2_memory.governance.decay import DecayRates
 from v2_memory.storage.database import CHUNK, StateDatabase
 
+REPO = Path(__file__).resolve().parent.parent
 BACKENDS = ["json", "sqlite", "postgres"]  # postgres: a fresh schema on the test server (skips without one)
 
 
@@ -134,6 +139,60 @@ def test_a_restart_keeps_window_summary_sessions_and_tasks(backend, clock):
         assert memory.task("ann", "paper").status(clock()) == "active"
 
 
+def _written_per_add(memory: MemoryManager, texts: list[str]) -> list[int]:
+    """Characters of SQL parameters each add sends to the state database (on any backend)."""
+    db, sizes = memory.storage.db, []
+    execute, executemany = db.execute, db.executemany
+
+    def counted(function, rows_of):
+        def call(sql, args=()):
+            args = list(args) if rows_of else args
+            sizes[-1] += sum(len(repr(row)) for row in (args if rows_of else [args]))
+            return function(sql, args)
+        return call
+
+    db.execute, db.executemany = counted(execute, False), counted(executemany, True)
+    try:
+        for text in texts:
+            sizes.append(0)
+            memory.add(Message("user", text, "ann", session_id="s1"))
+    finally:
+        db.execute, db.executemany = execute, executemany
+    return sizes
+
+
+def test_an_add_writes_what_changed_not_the_users_history(backend, clock):
+    """The summary covers every message that left the window; an add must not save that list whole."""
+    with backend.open(clock=clock, window_size=3, governance=NO_USAGE) as memory:
+        texts = [f"第{n}天 记忆污染 阈值 note {n:04d}" for n in range(400)]
+        sizes = _written_per_add(memory, texts)
+        covered = len(memory.storage.tracks.load((None, "ann")).summary.covers)
+    assert covered == 397
+    early, late = sorted(sizes[20:60])[20], sorted(sizes[-40:])[20]  # medians, past the first fills
+    assert late <= early * 1.2, (early, late)
+
+
+def test_summary_covers_saved_by_an_older_release_load_and_become_rows(backend, clock):
+    """An older release kept the covers as one JSON list in ``summaries.covers``."""
+    with backend.open(clock=clock, window_size=2) as memory:
+        for text in ("周一 组会", "周二 写 阈值 章节", "周三 交稿", "周四 休息"):
+            memory.add(Message("user", text, "ann"))
+        summary = memory.summary("ann")
+        db = memory.storage.db
+        covers = [row[0] for row in db.fetchall("SELECT record_id FROM summary_covers ORDER BY position")]
+        with memory.storage.transaction():
+            db.execute("UPDATE summaries SET covers = ?", (json.dumps(covers),))
+            db.execute("DELETE FROM summary_covers")
+    with backend.open(clock=clock, window_size=2) as memory:
+        assert memory.summary("ann") == summary and summary.startswith("[2 earlier messages]")
+        memory.add(Message("user", "周五 复盘", "ann"))
+        assert memory.storage.db.fetchall("SELECT covers FROM summaries") == [("[]",)]
+        summary = memory.summary("ann")
+    with backend.open(clock=clock, window_size=2) as memory:
+        assert memory.summary("ann") == summary and summary.startswith("[3 earlier messages]")
+        assert [row[0] for row in memory.storage.db.fetchall("SELECT record_id FROM summary_covers ORDER BY position")] == covers + [3]
+
+
 # -- atomic add ------------------------------------------------------------------------------------
 
 def _boom(*args, **kwargs):
@@ -161,6 +220,7 @@ def test_a_failed_add_leaves_no_trace_and_a_retry_stores_one_copy(backend, clock
         memory.add(Message("user", "CS202 作业 周三截止", "ann"))  # the retry
     with backend.open(clock=clock) as memory:
         assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "CS202 作业 周三截止"]
+        assert [m.content for m in memory.recent_messages("ann")] == ["CS201 作业 周五截止", "CS202 作业 周三截止"]
         assert len([e for e in memory.audit.writes() if e.kind == "write"]) == 2
 
 
@@ -294,6 +354,33 @@ def test_a_failed_open_releases_the_lock(backend, clock):
     backend.target.write_bytes(good)
     with backend.open(clock=clock) as memory:
         assert len(memory.store.records("ann")) == 1
+
+
+# -- cached indexes notice other connections ---------------------------------------------------------
+
+OTHER_WRITER = r"""
+import sys
+from v2_memory import MemoryManager, Message
+with MemoryManager(store_path=sys.argv[1]) as memory:
+    memory.add(Message("user", "另一个进程写的 记忆污染 备忘", "ann"))
+"""
+
+
+@pytest.mark.parametrize("reads", ["search", "build_context"])
+def test_a_warm_user_index_sees_another_processs_add_on_the_next_read(backend, clock, reads):
+    """Our own writes keep a user's cached index current without asking the database; another
+    process's commit must still be noticed, by the store search and by the governed read."""
+    if not backend.in_database:
+        pytest.skip("a JSON store has one writer process")
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "我的 记忆污染 笔记", "ann"))
+        read = {"search": lambda: [h.record["content"] for h in memory.store.search("记忆污染", "ann", top_k=5)],
+                "build_context": lambda: memory.build_context("记忆污染", "ann", top_k=5)}[reads]
+        before = read()
+        assert "另一个进程" not in str(before)
+        subprocess.run([sys.executable, "-c", OTHER_WRITER, str(backend.target)], check=True, cwd=REPO,
+                       env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+        assert "另一个进程写的" in str(read())
 
 
 # -- SQL hygiene -----------------------------------------------------------------------------------

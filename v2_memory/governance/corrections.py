@@ -89,8 +89,8 @@ def detect_correction(text: str, meter: Meter | None = None) -> Correction | Non
     >>> [detect_correction(t) for t in ["不是我说的", "不是很懂，是什么意思？", "是不是周五来着？"]]
     [None, None, None]
     """
+    clauses = read_message(text, meter)  # without a meter: the reading every rule shares
     meter = meter or Meter()
-    clauses = read_message(text, meter)
     if not clauses or text.rstrip().endswith(("?", "？")):
         return None  # a doubtful question supersedes nothing
     found = _contrast(clauses, meter) or _after_cue(clauses, meter)

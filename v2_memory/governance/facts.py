@@ -223,9 +223,10 @@ def extract_claims(text: str, meter: Meter | None = None) -> list[Claim]:
     Keys ending in "?" ("place?", "switch?") are updates whose attribute the history decides
     (``我已经不在腾讯了`` is about an employer if the user said they work there).
     """
+    clauses = read_message(text, meter)  # without a meter: the reading every rule shares
     meter = meter or Meter()
     claims: list[Claim] = []
-    for clause in read_message(text, meter):
+    for clause in clauses:
         claims.extend(claims_of_clause(clause, meter))
     return _pair_updates(claims)
 

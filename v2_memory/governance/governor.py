@@ -174,14 +174,16 @@ class Governor:
             components=self.store.components(query, scope[1], tenant_id=scope[0]) if hasattr(self.store, "components") else {},
         )
         # Step 2: judge each one; a corrected memory that matched brings in its correction.
-        admissions = self._recall_corrections(self._judge_all(candidates, read), scope, read)
+        # (One read of the user's facts serves both the candidates' facts and the confirmed ones.)
+        user_facts = self.ledger.facts(scope_key(scope[1], scope[0]))
+        admissions = self._recall_corrections(self._judge_all(candidates, read, user_facts), scope, read)
         # Step 3: best first, duplicates collapsed, optionally diversified, cut to top_k.
         admissions.sort(key=lambda a: (not a.admitted, -a.effective, a.record_id))
         if self.policy.dedup:
             admissions = collapse_rewordings(collapse_duplicates(admissions))
         if self.policy.mmr_lambda is not None:
             admissions = mmr_order(admissions, self.policy.mmr_lambda)
-        facts = tuple(f.to_dict() for f in self.ledger.facts(scope_key(scope[1], scope[0]), status="confirmed"))
+        facts = tuple(f.to_dict() for f in user_facts if f.status == "confirmed")
         return Explanation(query, decision, tuple(cut_to_top_k(admissions, top_k)), facts)
 
     def _route(self, query: str, scope: Scope) -> Route:
@@ -224,9 +226,13 @@ class Governor:
                 found[rid] = set(extract_identifiers(record["content"]))
         return found
 
-    def _judge_all(self, candidates: dict[int, tuple[float, dict]], read: ReadContext) -> list[Admission]:
+    def _judge_all(self, candidates: dict[int, tuple[float, dict]], read: ReadContext,
+                   user_facts: list[Fact]) -> list[Admission]:
         states = self.ledger.states(candidates)
-        facts = self.ledger.facts_by_record(candidates)
+        facts: dict[int, list[Fact]] = {}
+        for fact in user_facts:  # a record's facts are its owner's: the user's facts hold them all
+            if fact.record_id in candidates:
+                facts.setdefault(fact.record_id, []).append(fact)
         rates = self.policy.rates
         return [self._judge(score, record, states.get(rid) or default_state(record, rates), facts.get(rid, []), read)
                 for rid, (score, record) in candidates.items()]

@@ -89,7 +89,7 @@ class Storage:
         self._queued: list[tuple[int, str, AuditEvent, str]] | None = []
         # Records in the state database itself (SQLite) commit with everything else; a file does not.
         self.records_in_database = getattr(records, "db", None) is db
-        self.ledger = Ledger(db)
+        self.ledger = Ledger(db, ids_reused=not self.records_in_database)
         self.tracks = TrackTables(db)
         self.vectors = VectorTable(db)
         db.ensure(_SCHEMA)

@@ -52,9 +52,12 @@ def scope_key(user_id: str, tenant_id: str | None = None) -> str:
 class Ledger:
     """Governance state in tables of a ``StateDatabase`` (its own, in memory, when given a path of None)."""
 
-    def __init__(self, db: StateDatabase | Path | str | None = None, *, read_only: bool = False) -> None:
+    def __init__(self, db: StateDatabase | Path | str | None = None, *, read_only: bool = False,
+                 ids_reused: bool = True) -> None:
         # A path (or None) opens a state database of its own; anything else is one already open (SQLite or PostgreSQL).
         self.db = StateDatabase(db, read_only=read_only) if db is None or isinstance(db, (str, Path)) else db
+        # False when the records are rows of this database: its sequence never hands an id out twice.
+        self.ids_reused = ids_reused
         self.path = self.db.path
         self.db.ensure(_SCHEMA)
         self._check_version()
@@ -75,7 +78,7 @@ class Ledger:
         """Start a new record's row. A row left under the same id (a store that lost its tail in a
         power cut reuses ids) is wiped first, with its identifiers and facts: they were another record's."""
         with self.db.transaction():
-            for table in ("identifiers", "facts"):
+            for table in ("identifiers", "facts") if self.ids_reused else ():
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
             # An upsert that resets every column (SQLite's INSERT OR REPLACE, in SQL PostgreSQL speaks too).
             self.db.execute(

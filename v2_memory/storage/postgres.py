@@ -109,6 +109,7 @@ class PostgresDatabase(QueryHelpers):
         self._failed = False
         self._has_meta = False
         self._own_commits = 0  # commits this connection made: data_version leaves them out
+        self._commits_at_begin: int | None = None  # the commit counter, as the open transaction began
         self.closed_reason: str | None = None
         self._db = self._connect(fsync)
         self.ensure(_META)
@@ -192,14 +193,24 @@ class PostgresDatabase(QueryHelpers):
             raise StoreError("opened read-only", path=self.where)
         try:
             # The store's write lock, held to COMMIT: writers take turns, as with BEGIN IMMEDIATE.
-            # (Two integers of ours, not input: one round trip instead of two.)
-            self._run(lambda: self._db.execute(f"BEGIN; SELECT pg_advisory_xact_lock({_LOCK_CLASS}, {int(self._key)})"))
+            # (Two integers of ours, not input: one round trip instead of two.) Holding it, no one
+            # else commits until we do: the commit counter read now stays true to our COMMIT.
+            begin = f"BEGIN; SELECT pg_advisory_xact_lock({_LOCK_CLASS}, {int(self._key)})"
+            if self._has_meta:
+                cursor = self._run(lambda: self._db.execute(f"{begin}; SELECT value FROM meta WHERE key = '{_COMMITS}'"))
+                while cursor.nextset():  # the last statement's rows
+                    pass
+                row = cursor.fetchone()
+                self._commits_at_begin = int(row[0]) if row else 0
+            else:
+                self._run(lambda: self._db.execute(begin))
         except BaseException:
             self._rollback()
             raise
         self._failed = False
 
     def _finish(self) -> None:
+        self._commits_at_begin = None
         if self._failed:
             self._rollback()
             return
@@ -282,6 +293,8 @@ class PostgresDatabase(QueryHelpers):
 
     def data_version(self) -> int:
         """Commits made by *other* connections to this store, so far (ours do not move it)."""
+        if self._depth and self._commits_at_begin is not None:
+            return self._commits_at_begin - self._own_commits  # read with BEGIN, under the write lock
         return int(self.meta(_COMMITS) or 0) - self._own_commits
 
     def tables(self) -> set[str]:

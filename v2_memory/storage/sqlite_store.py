@@ -70,7 +70,8 @@ class SqliteVectorStore:
         self.scorer: Scorer = resolve_scorer(scorer)
         self.created = False  # records and state share one file: they cannot go missing apart
         self._lock = threading.RLock()
-        self._cache: dict[Scope, tuple[tuple[int, int], _Partition]] = {}  # scope -> ((count, max id), partition)
+        # scope -> ((count, max id), partition, the data_version it was checked at)
+        self._cache: dict[Scope, tuple[tuple[int, int], _Partition, int]] = {}
         db.ensure(_SCHEMA)
 
     @property
@@ -192,17 +193,24 @@ class SqliteVectorStore:
 
     # -- the per-user cache ----------------------------------------------------------------------
     def _partition(self, scope: Scope) -> _Partition:
-        """The user's records and index, rebuilt only when that user's rows changed."""
+        """The user's records and index, rebuilt only when that user's rows changed.
+
+        Our own adds and deletes keep the cached partition current; another connection's commit
+        moves the database's ``data_version``, and only then are the user's rows counted again."""
+        version = self.db.data_version()
+        cached = self._cache.get(scope)
+        if cached is not None and cached[2] == version:
+            return cached[1]
         key = scope_key(scope[1], scope[0])
         stamp = tuple(self.db.fetchone("SELECT count(*), coalesce(max(record_id), 0) FROM records WHERE scope = ?",
                                        (key,)))
-        cached = self._cache.get(scope)
         if cached is not None and cached[0] == stamp:
+            self._cache[scope] = (stamp, cached[1], version)
             return cached[1]
         partition = _Partition()
         for record in self.records(scope[1], tenant_id=scope[0]):
             partition.append(record)
-        self._cache[scope] = (stamp, partition)
+        self._cache[scope] = (stamp, partition, version)
         return partition
 
     def _extend_cache(self, scope: Scope, record: dict[str, Any]) -> None:
@@ -210,9 +218,9 @@ class SqliteVectorStore:
         record behind (otherwise someone else wrote too: the next search rebuilds)."""
         cached = self._cache.pop(scope, None)
         if cached is not None and cached[0] == (len(cached[1].records), cached[1].records[-1]["record_id"] if cached[1].records else 0):
-            (count, _), partition = cached
+            (count, _), partition, version = cached
             partition.append(record)
-            self._cache[scope] = ((count + 1, record["record_id"]), partition)
+            self._cache[scope] = ((count + 1, record["record_id"]), partition, version)
 
     def _forget_cache(self, scope: Scope) -> None:
         self._cache.pop(scope, None)

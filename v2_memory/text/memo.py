@@ -14,6 +14,8 @@ The keys are memory texts, so they are memory too: ``forget_texts()`` empties ev
     ('记忆 MEMORY', 1)
     >>> forget_texts(); shout.cache_info().currsize
     0
+    >>> len(shout("长" * 5_000)), shout.cache_info().currsize  # longer than max_chars: computed, not kept
+    (5000, 0)
 """
 from __future__ import annotations
 
@@ -26,12 +28,25 @@ F = TypeVar("F", bound=Callable[..., Any])
 _CACHES: list[Any] = []  # every cache made here, for forget_texts()
 
 
-def text_cache(maxsize: int) -> Callable[[F], F]:
-    """Memoise a pure function of hashable text arguments (its answers must be immutable)."""
+def text_cache(maxsize: int, max_chars: int = 4_000) -> Callable[[F], F]:
+    """Memoise a pure function of hashable text arguments (its answers must be immutable).
+
+    A call with a text longer than ``max_chars`` is computed, not kept: the cache holds at most
+    ``maxsize × max_chars`` characters however long the messages it sees."""
     def wrap(function: F) -> F:
         cached = functools.lru_cache(maxsize=maxsize)(function)
         _CACHES.append(cached)
-        return cached  # type: ignore[return-value]
+
+        @functools.wraps(function)
+        def call(*args: Any) -> Any:
+            for arg in args:
+                if isinstance(arg, str) and len(arg) > max_chars:
+                    return function(*args)
+            return cached(*args)
+
+        call.cache_info = cached.cache_info  # type: ignore[attr-defined]
+        call.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+        return call  # type: ignore[return-value]
     return wrap
 
 

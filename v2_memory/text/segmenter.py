@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .memo import text_cache
+
 __all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "person_of", "ACTS", "MAX_CLAUSE"]
 
 ACTS = ("statement", "question", "conditional", "report", "request")
@@ -254,7 +256,17 @@ def read_message(text: str, meter: Meter | None = None) -> list[Clause]:
     """The clauses of ``text``, in order, each with its speech act and speaker (see module docstring)."""
     if not isinstance(text, str):
         raise TypeError(f"read_message() expects str, got {type(text).__name__}")
-    meter = meter or Meter()
+    if meter is None:  # the write policy and the summarizer read one message several times
+        return list(_read_message_once(text))
+    return _read(text, meter)
+
+
+@text_cache(maxsize=4096)
+def _read_message_once(text: str) -> tuple[Clause, ...]:
+    return tuple(_read(text, Meter()))
+
+
+def _read(text: str, meter: Meter) -> list[Clause]:
     clauses: list[Clause] = []
     for index, (start, end) in enumerate(_sentence_spans(text, meter)):
         clauses.extend(_read_sentence(text, start, end, index, meter))
