@@ -297,6 +297,32 @@ def test_an_interrupted_erasure_is_all_or_nothing(backend, clock, monkeypatch):
     assert b"walrus-42" not in _bytes_on_disk(backend)
 
 
+def test_scrub_leaves_no_stale_copy_of_a_deleted_row_in_the_sqlite_file(tmp_path):
+    """``secure_delete`` zeroes a row where it is deleted, not the copy a page split left behind in
+    a page's unused space. This pattern leaves such a copy on SQLite 3.40 after DELETE and a WAL
+    checkpoint; ``scrub()`` (what every erasure ends with) must leave none."""
+    import random
+
+    db = StateDatabase(tmp_path / "state.sqlite3")
+    db.ensure("CREATE TABLE IF NOT EXISTS t (seq INTEGER PRIMARY KEY AUTOINCREMENT, user TEXT, body TEXT);"
+              "CREATE TABLE IF NOT EXISTS w (scope TEXT, position INTEGER, body TEXT, PRIMARY KEY (scope, position))")
+    rng = random.Random(2)
+    for k in range(240):
+        with db.transaction():
+            for n in range(3):
+                db.execute("INSERT INTO t (user, body) VALUES (?, ?)", (f"v{k}", f"secret-v{k}-xyzzy {n} " + "记忆污染 " * rng.randint(1, 400)))
+                db.execute("INSERT INTO t (user, body) VALUES (?, ?)", ("keep", "kept " + "阈值 " * rng.randint(1, 300)))
+                db.execute("INSERT OR REPLACE INTO w VALUES (?, ?, ?)", (f"v{k}", n % 2, f"secret-v{k}-xyzzy " + "记忆 " * rng.randint(1, 300)))
+        with db.transaction():
+            db.execute("DELETE FROM t WHERE user = ?", (f"v{k}",))
+            db.execute("DELETE FROM w WHERE scope = ?", (f"v{k}",))
+        if k >= 160:  # scrubbing each time from the start would hide the pattern (VACUUM rebuilds the pages)
+            db.scrub()
+            on_disk = b"".join(p.read_bytes() for p in db.files())
+            assert f"secret-v{k}-xyzzy".encode() not in on_disk, k
+    db.close()
+
+
 # -- inconsistency is an error, never a reset ------------------------------------------------------
 
 @pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
@@ -399,7 +425,8 @@ def test_no_statement_grows_with_the_number_of_records(tmp_path):
     assert max(s.count(",") for s in statements) < CHUNK + 10
 
 
-def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path):
+def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("v2_memory.storage.database.BUSY_SECONDS", 0.05)  # not the real 30 s wait
     db = StateDatabase(tmp_path / "s.sqlite3")
     other = sqlite3.connect(tmp_path / "s.sqlite3", isolation_level=None)
     other.execute("BEGIN EXCLUSIVE")

@@ -254,7 +254,7 @@ class Storage:
             done.append(self._carry_out(op, user_id, tenant_id, record_id))
             self.db.execute("DELETE FROM intents WHERE id = ?", (intent_id,))
         if done:
-            self.db.checkpoint()  # the write-ahead log still holds the erased rows' old pages
+            self.db.scrub()  # pages and the write-ahead log may still hold the erased rows' bytes
         return done
 
     def _carry_out(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None) -> ErasureDone:

@@ -301,7 +301,7 @@ class PostgresDatabase(QueryHelpers):
         return {row[0] for row in self.fetchall(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()")}
 
-    def checkpoint(self) -> None:
+    def scrub(self) -> None:
         """After erasure: ``VACUUM`` every table, so the deleted rows' space is reclaimed (and their
         bytes overwritten as new rows arrive); what the server may still keep is in the README."""
         with self._lock:
