@@ -382,6 +382,38 @@ def test_a_failed_open_releases_the_lock(backend, clock):
         assert len(memory.store.records("ann")) == 1
 
 
+# -- the audit outbox (JSON backend): every event once, and nothing left behind ---------------------
+
+DIES_WITHOUT_CLOSING = r"""
+import os, sys
+from v2_memory import MemoryManager, Message
+memory = MemoryManager(store_path=sys.argv[1])
+for n in range(3):
+    memory.add(Message("user", f"第{n}条 记忆污染 笔记", "ann"))
+    memory.build_context("记忆污染", "ann")
+os._exit(0)  # like kill -9: no close, the last block's outbox rows are still there
+"""
+
+
+def test_outbox_rows_a_process_left_are_logged_once_and_a_clean_close_leaves_none(tmp_path):
+    path = tmp_path / "memory_store.json"
+    subprocess.run([sys.executable, "-c", DIES_WITHOUT_CLOSING, str(path)], check=True, cwd=REPO,
+                   env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=120)
+    sidecar = path.with_name("memory_store.governance.sqlite3")
+    with sqlite3.connect(sidecar) as db:
+        assert db.execute("SELECT count(*) FROM outbox").fetchone()[0] > 0  # what this test is about
+    with MemoryManager(store_path=path) as memory:
+        writes = [e for e in memory.audit.writes() if e.kind == "write"]
+        assert len(writes) == 3 and len(memory.audit.reads()) == 3
+        assert len({e.data["seq"] for e in memory.audit.writes() + memory.audit.reads()}) == 6
+        memory.build_context("记忆污染", "ann")
+    db = sqlite3.connect(sidecar)
+    try:
+        assert db.execute("SELECT count(*) FROM outbox").fetchone()[0] == 0
+    finally:
+        db.close()
+
+
 # -- cached indexes notice other connections ---------------------------------------------------------
 
 OTHER_WRITER = r"""

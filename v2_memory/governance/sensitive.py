@@ -38,6 +38,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..text.memo import text_cache
+
 __all__ = ["SensitiveFinding", "find_sensitive", "redact", "SENSITIVE_POLICIES", "personal_data_kinds",
            "check_not_personal", "check_metadata"]
 
@@ -271,13 +273,18 @@ def personal_data_kinds(value: Any) -> tuple[str, ...]:
     while stack:  # iterative: a deeply nested value cannot overflow the call stack
         item = stack.pop()
         if isinstance(item, str):
-            kinds.update((f.kind, None) for f in find_sensitive(item))
+            kinds.update(dict.fromkeys(_kinds_in(item)))
         elif isinstance(item, dict) or hasattr(item, "items"):
             for key, inner in item.items():
                 stack += [key, inner]
         elif isinstance(item, (list, tuple, set, frozenset)):
             stack.extend(item)
     return tuple(kinds)
+
+
+@text_cache(maxsize=4096)  # every Message checks its ids; the same few ids come again and again
+def _kinds_in(text: str) -> tuple[str, ...]:
+    return tuple(f.kind for f in find_sensitive(text))
 
 
 def check_not_personal(name: str, value: Any, hint: str = "use an opaque id, e.g. a hash of it") -> None:

@@ -87,6 +87,7 @@ class Storage:
         # Audit events this process put in the outbox during the open transaction, already encoded:
         # after the COMMIT they are appended as they are (no reading back); None: read the table instead.
         self._queued: list[tuple[int, str, AuditEvent, str]] | None = []
+        self._flushed_through: int | None = None  # outbox rows up to this seq are in the logs already
         # Records in the state database itself (SQLite) commit with everything else; a file does not.
         self.records_in_database = getattr(records, "db", None) is db
         self.ledger = Ledger(db, ids_reused=not self.records_in_database)
@@ -150,7 +151,7 @@ class Storage:
         """One block of changes to every track: all committed together, or none."""
         outer = not self.db.in_transaction
         batch = getattr(self.records, "batch", None)
-        appended = False
+        appended, emptied = False, None
         try:
             with self.db.transaction():
                 with batch() if outer and batch is not None else nullcontext():
@@ -158,6 +159,7 @@ class Storage:
                 appended = outer
                 if outer:
                     self._set_mark()  # in the same COMMIT as everything else
+                    emptied = self._empty_outbox()
         except BaseException:
             undo = getattr(self.records, "undo_last_append", None)
             if appended and undo is not None:
@@ -172,6 +174,8 @@ class Storage:
                     self._queued.clear()
             raise
         if outer:
+            if emptied is not None and self._flushed_through == emptied:
+                self._flushed_through = None
             self._flush_outbox()
 
     # -- audit events ----------------------------------------------------------------------------
@@ -214,9 +218,19 @@ class Storage:
             else:  # a row queued by an older release, before the outbox held the seq
                 self.audit.append_events(name, [AuditEvent(event.kind, event.time, event.user_id, event.tenant_id,
                                                            event.session_id, {**event.data, "seq": seq})])
-        if last is not None:
+        if last is not None and after_crash:
             self.db.execute("DELETE FROM outbox WHERE seq <= ?", (last,))
+        elif last is not None:
+            self._flushed_through = last  # deleted by the next block's COMMIT: one commit per call, not two
         self._queued = []
+
+    def _empty_outbox(self) -> int | None:
+        """Inside a block: delete the rows an earlier flush appended (a crash before this COMMIT
+        leaves them, and the next open skips them: their seqs are in the logs already)."""
+        through = self._flushed_through
+        if through is not None:
+            self.db.execute("DELETE FROM outbox WHERE seq <= ?", (through,))
+        return through
 
     # -- erasure ---------------------------------------------------------------------------------
     def intend(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None = None) -> None:
@@ -307,5 +321,10 @@ class Storage:
         """Release the files (idempotent); later use raises ``StoreClosedError`` giving ``reason``."""
         if self.closed:
             return
-        self.records.close()
-        self.db.close(reason)
+        try:
+            if self._flushed_through is not None and not self.db.read_only:
+                self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._flushed_through,))
+                self._flushed_through = None  # a clean close leaves an empty outbox: reopening reads no log
+        finally:
+            self.records.close()
+            self.db.close(reason)

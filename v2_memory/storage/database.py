@@ -194,17 +194,26 @@ class StateDatabase(QueryHelpers):
     # -- statements ----------------------------------------------------------------------------
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Run one write statement inside a transaction; return the rows it changed."""
-        with self.transaction():
-            return self._translate(lambda: self._db.execute(sql, args).rowcount)
+        return self._write(lambda: self._db.execute(sql, args).rowcount)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self.transaction():
-            self._translate(lambda: self._db.executemany(sql, rows))
+        self._write(lambda: self._db.executemany(sql, rows))
 
     def insert_id(self, sql: str, column: str, args: Sequence[Any] = ()) -> int:
         """Run one ``INSERT`` into a table whose ``column`` numbers its rows; return the new number."""
+        return self._write(lambda: self._db.execute(sql, args).lastrowid)
+
+    def _write(self, action: Any) -> Any:
+        """A write joins the open block (a failure dooms it), or runs in a block of its own."""
+        with self._lock:
+            if self._depth:  # the common case, a dozen times per add: no block to open
+                try:
+                    return self._translate(action)
+                except BaseException:
+                    self._failed = True
+                    raise
         with self.transaction():
-            return self._translate(lambda: self._db.execute(sql, args).lastrowid)
+            return self._translate(action)
 
     def last_id(self, table: str, column: str) -> int:
         """The highest number ``table``'s ``column`` has handed out (0 for none), even if since deleted."""
