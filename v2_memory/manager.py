@@ -15,6 +15,7 @@ import threading
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -233,9 +234,11 @@ class MemoryManager(Displayed):
 
     # -- read path ---------------------------------------------------------------------------
     def explain(self, query: str, user_id: str = "default", top_k: int = 3, *, tenant_id: str | None = None,
-                session_id: str | None = None, task_id: str | None = None, domain: str | None = None) -> Explanation:
+                session_id: str | None = None, task_id: str | None = None, domain: str | None = None,
+                with_summary: bool = True) -> Explanation:
         """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers;
-        and, in ``summary``, which of the memories the summary covers this read may see."""
+        and, in ``summary``, which of the memories the summary covers this read may see (unless
+        ``with_summary=False``: ``build_context`` judges only what the summary shows)."""
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         scope = require_scope(user_id, tenant_id)
@@ -249,6 +252,8 @@ class MemoryManager(Displayed):
             self._ensure(scope)
             explanation = self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
                                                 session_id=session_id, task_id=task_id, domain=domain)
+            if not with_summary:
+                return explanation
             entries = self.governor.summary_entries(self.summaries.get(scope).covers, scope, session_id=session_id,
                                                     task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
             return replace(explanation, summary=tuple(entries))
@@ -279,12 +284,13 @@ class MemoryManager(Displayed):
         """
         check_top_k(top_k)
         with self._lock, self.storage.transaction():
-            explanation = self.explain(query, user_id, top_k + self.window.size, **read_scope)
+            explanation = self.explain(query, user_id, top_k + self.window.size, with_summary=False, **read_scope)
             scope = (read_scope.get("tenant_id"), user_id)
             # The router sends "继续/next" to task state first: the task's progress leads the context.
             parts = self.governor.task_lines(scope, read_scope.get("task_id")) if explanation.route.kind == "task" else []
             parts += self.governor.fact_lines(explanation.facts)  # read with the candidates: a changed fact is never stale
-            summary = self._summary_for(scope, explanation.summary)
+            summary = self._read_summary(scope, read_scope.get("session_id"), read_scope.get("task_id"),
+                                         read_scope.get("domain"), explanation.route.identifiers)
             if summary.text:
                 parts.append(f"summary: {summary.text}")
             entries = self.governor.window_for_read(self.window.entries(scope), scope, read_scope.get("session_id"),
@@ -297,7 +303,7 @@ class MemoryManager(Displayed):
             parts.extend(f"memory({a.relevance:.3f}×{a.weight:.2f}): {a.record['role']}: {a.record['content']}"
                          for a in fresh)
             context = "\n".join(parts)
-            shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in summary.covers if rid is not None]
+            shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in _quoted(summary) if rid is not None]
             self._log_read(explanation, user_id, read_scope, "build_context", context,
                            shown=shown + [a.record_id for a in fresh])
             return context
@@ -316,9 +322,20 @@ class MemoryManager(Displayed):
         scope = require_scope(user_id, tenant_id)
         with self._lock:
             self._ensure(scope)
-            entries = self.governor.summary_entries(self.summaries.get(scope).covers, scope, session_id=session_id,
-                                                    task_id=task_id)
-            return self._summary_for(scope, entries).text
+            return self._read_summary(scope, session_id, task_id).text
+
+    def _read_summary(self, scope: tuple[str | None, str], session_id: str | None, task_id: str | None,
+                      domain: str | None = None, identifiers: tuple[str, ...] = ()) -> Summary:
+        """The summary as this read may see it. When the summarizer says which records its text
+        shows, those few are judged first: if this read may see them all, the stored text is the
+        answer (its count still includes what it no longer shows). Only otherwise are the covered
+        memories judged (the latest ``SUMMARY_HORIZON``) and the visible ones refolded."""
+        stored = self.summaries.get(scope)
+        judge = partial(self.governor.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
+                        domain=domain, identifiers=identifiers)
+        if stored.shows and None not in stored.shows and all(e.shown for e in judge(stored.shows)):
+            return stored
+        return self._summary_for(scope, judge(stored.covers))
 
     def _summary_for(self, scope: tuple[str | None, str], entries: Any) -> Summary:
         """The summarizer's fold over the covered memories this read may see (the stored fold when
@@ -550,6 +567,11 @@ def _open_semantic(storage: Storage, embedder: Embedder | None, rebuild: bool) -
     except BaseException:
         storage.close()
         raise
+
+
+def _quoted(summary: Summary) -> tuple[int | None, ...]:
+    """The records whose words the summary's text holds (every covered one, if it does not say)."""
+    return summary.shows if summary.shows is not None else summary.covers
 
 
 def _as_message(record: dict[str, Any]) -> Message:

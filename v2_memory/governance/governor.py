@@ -334,8 +334,10 @@ class Governor:
     def may_summarize(self, record_id: int | None) -> bool:
         """Whether a message leaving the window may enter the summary: not while it is unverified
         model output (a summary is recalled in every context, so it would be an echo's back door)."""
-        if not self.policy.enabled or record_id is None:
+        if not self.policy.enabled:
             return True
+        if record_id is None:
+            return False  # kept out of the store (filler, code-only text): no read could ever show it
         state = self.ledger.states([record_id]).get(record_id)
         return state is None or state.verified
 

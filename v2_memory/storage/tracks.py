@@ -3,7 +3,7 @@
 Each change saves what changed in the scope, inside the same transaction as the rest of the write:
 
     windows         (scope, position) -> record_id, message (JSON); positions only grow
-    summaries       scope -> text, parts (JSON snippets)
+    summaries       scope -> text, parts (JSON [record_id, snippet] pairs)
     summary_covers  (scope, position) -> record_id: what the summary covers, one row per message
     sessions        (scope, session_id) -> started, last seen, deadline, ended
     tasks           (scope, task_id) -> started, deadline, completion, finished
@@ -151,9 +151,11 @@ class TrackTables:
         if not new.covers:
             self._delete(key, ("summaries", "summary_covers"))
             return new
+        # parts as [record_id, snippet] pairs when the summarizer says which record each shows
+        parts = list(new.parts) if new.shows is None else [list(pair) for pair in zip(new.shows, new.parts)]
         self.db.execute("INSERT INTO summaries VALUES (?, ?, '[]', ?) ON CONFLICT (scope) DO UPDATE SET "
                         "text = excluded.text, covers = excluded.covers, parts = excluded.parts",
-                        (key, new.text, _dumps(list(new.parts))))
+                        (key, new.text, _dumps(parts)))
         appended = len(new.covers) >= len(old.covers) and new.covers[:len(old.covers)] == old.covers
         if not appended:
             self.db.execute("DELETE FROM summary_covers WHERE scope = ?", (key,))
@@ -203,7 +205,7 @@ class TrackTables:
         covers = tuple(rid for (rid,) in self.db.fetchall(
             "SELECT record_id FROM summary_covers WHERE scope = ? ORDER BY position", (key,)))
         legacy = tuple(json.loads(row[1])) if row else ()
-        summary = Summary(row[0], legacy + covers, tuple(json.loads(row[2]))) if row else Summary()
+        summary = Summary(row[0], legacy + covers, *_parts(json.loads(row[2]))) if row else Summary()
         sessions = [SessionInfo(sid, _parse(a), _parse(b), _parse(c), _parse(d)) for sid, a, b, c, d in self.db.fetchall(
             "SELECT session_id, started_at, last_seen, expires_at, ended_at FROM sessions WHERE scope = ? ORDER BY rowid", (key,))]
         tasks = [TaskInfo(tid, _parse(a), _parse(b), completion, _parse(d)) for tid, a, b, completion, d in self.db.fetchall(
@@ -212,6 +214,13 @@ class TrackTables:
         self._saved[key] = _Saved(rows, Summary() if legacy else summary, {s.session_id: _session_row(s) for s in sessions},
                                   {t.task_id: _task_row(t) for t in tasks})
         return ScopeTracks([(rid, m) for _, rid, m in rows], summary, sessions, tasks)
+
+
+def _parts(raw: list) -> tuple[tuple[str, ...], tuple[int | None, ...] | None]:
+    """A summary's parts and the record each shows, from either form of the ``parts`` column."""
+    if raw and all(isinstance(item, list) for item in raw):
+        return tuple(text for _, text in raw), tuple(rid for rid, _ in raw)
+    return tuple(raw), None
 
 
 _COLUMNS = {"sessions": ("started_at", "last_seen", "expires_at", "ended_at"),

@@ -21,11 +21,16 @@ __all__ = ["Summary", "Summarizer", "ExtractiveSummarizer", "SummaryTrack", "cli
 
 @dataclass(frozen=True)
 class Summary:
-    """A summary text, the record ids it covers, and the summarizer's own working parts."""
+    """A summary text, the record ids it covers, and the summarizer's own working parts.
+
+    ``shows`` (when the summarizer knows it) names, part by part, the record whose words that part
+    shows — ``None`` for a part whose record is unknown. A read then needs to judge only those
+    records to know whether the text may be shown as it is (``MemoryManager`` does)."""
 
     text: str = ""
     covers: tuple[int, ...] = ()
     parts: tuple[str, ...] = ()
+    shows: tuple[int | None, ...] | None = None
 
 
 @runtime_checkable
@@ -65,14 +70,20 @@ class ExtractiveSummarizer:
         # Step 1: one single-line snippet per message, clipped at a boundary.
         content = clip(" ".join(message.content.split()), self.snippet_chars)
         parts = list(summary.parts) + [f"{message.role}: {content}"]
+        # Which record each part shows (parts of an older release's summary: unknown).
+        shows = list(summary.shows) if summary.shows is not None and len(summary.shows) == len(summary.parts) \
+            else [None] * len(summary.parts)
+        shows.append(record_id)
         # Step 2: drop snippets until the body fits the bound — those that only ask first.
         size = len(" | ".join(parts))
         while len(parts) > 1 and size > self.max_chars:
-            dropped = parts.pop(_first_to_drop(parts))
+            index = _first_to_drop(parts)
+            dropped = parts.pop(index)
+            shows.pop(index)
             size -= len(dropped) + len(" | ")
         covers = summary.covers + (record_id,)
         noun = "message" if len(covers) == 1 else "messages"
-        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, tuple(parts))
+        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, tuple(parts), tuple(shows))
 
 
 _BOUNDARY = "，,。.;；、—–:：!！ "
