@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,28 @@ def test_a_round_trip_json_sqlite_json_gives_identical_contexts(source, tmp_path
     assert expected[-1] == "13"  # the erased user's id 12 is never handed out again
     assert _contexts(sqlite, FakeClock(clock.now)) == expected
     assert _contexts(back, FakeClock(clock.now)) == expected
+
+
+def test_a_store_an_older_release_wrote_migrates_with_its_summaries(source, tmp_path):
+    """The previous release had no summary_covers table and kept covers as a JSON list; a read-only
+    source is never upgraded, so migrate reads that form as it is."""
+    src, clock = source
+    sqlite = tmp_path / "old" / "memory.sqlite3"
+    migrate(src, sqlite)
+    db = sqlite3.connect(sqlite)
+    with db:
+        for (scope,) in db.execute("SELECT scope FROM summaries").fetchall():
+            covers = [r[0] for r in db.execute("SELECT record_id FROM summary_covers WHERE scope = ? ORDER BY position", (scope,))]
+            db.execute("UPDATE summaries SET covers = ? WHERE scope = ?", (json.dumps(covers), scope))
+        db.execute("DROP TABLE summary_covers")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+    db.close()
+    target = tmp_path / "new" / "memory_store.json"
+    report = migrate(sqlite, target)
+    assert report.ok
+    reference = tmp_path / "reference"
+    shutil.copytree(src.parent, reference)
+    assert _contexts(target, FakeClock(clock.now)) == _contexts(reference / src.name, FakeClock(clock.now))
 
 
 def test_ids_logs_and_ledger_are_copied_exactly(source, tmp_path):

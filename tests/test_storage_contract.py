@@ -193,6 +193,50 @@ def test_summary_covers_saved_by_an_older_release_load_and_become_rows(backend, 
         assert [row[0] for row in memory.storage.db.fetchall("SELECT record_id FROM summary_covers ORDER BY position")] == covers + [3]
 
 
+def _as_older_release(memory: MemoryManager) -> None:
+    """Rewrite the summaries the way the previous release stored them (covers as one JSON list)."""
+    db = memory.storage.db
+    covers = [row[0] for row in db.fetchall("SELECT record_id FROM summary_covers ORDER BY position")]
+    with memory.storage.transaction():
+        db.execute("UPDATE summaries SET covers = ?", (json.dumps(covers),))
+        db.execute("DELETE FROM summary_covers")
+        db.set_meta("schema_version", "2")
+
+
+def test_erasing_a_user_whose_summary_an_older_release_saved_leaves_none_of_it(backend, clock):
+    with backend.open(clock=clock, window_size=1) as memory:
+        for text in ("周一 组会 walrus-42 秘密", "周二 写 阈值 章节", "周三 交稿"):
+            memory.add(Message("user", text, "ann"))
+        _as_older_release(memory)
+    with backend.open(clock=clock, window_size=1) as memory:
+        assert "walrus-42" in memory.summary("ann")
+        memory.erase_user("ann")
+        assert memory.storage.db.fetchall("SELECT * FROM summaries") == []
+        assert memory.storage.db.meta("schema_version") == "3"  # an older release now refuses this store
+    assert b"walrus-42" not in _bytes_on_disk(backend)
+    with backend.open(clock=clock, window_size=1) as memory:
+        assert memory.users() == []
+
+
+def test_a_caught_failure_inside_a_transaction_commits_nothing_and_says_so(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "A0 note 记忆", "bob"))
+        with pytest.raises(StoreError, match="nothing in the transaction was committed"):
+            with memory.storage.transaction():
+                memory.add(Message("user", "A1 note 记忆", "bob"))
+                try:
+                    memory.set_task_progress("bob", "no-such-task", 0.5)
+                except LookupError:
+                    pass  # the caller swallowed it; the block is still doomed
+        memory.add(Message("user", "A2 note 记忆", "bob"))
+        seen = ([h.record["content"] for h in memory.store.search("note", "bob", top_k=5)],
+                [m.content for m in memory.recent_messages("bob")],
+                [e.data.get("content") for e in memory.audit.writes() if e.kind == "write"])
+    assert all("A1" not in str(part) for part in seen), seen
+    with backend.open(clock=clock) as memory:
+        assert [m.content for m in memory.recent_messages("bob")] == seen[1] == ["A0 note 记忆", "A2 note 记忆"]
+
+
 # -- atomic add ------------------------------------------------------------------------------------
 
 def _boom(*args, **kwargs):
@@ -321,6 +365,30 @@ def test_scrub_leaves_no_stale_copy_of_a_deleted_row_in_the_sqlite_file(tmp_path
             on_disk = b"".join(p.read_bytes() for p in db.files())
             assert f"secret-v{k}-xyzzy".encode() not in on_disk, k
     db.close()
+
+
+def test_an_erasure_while_another_connection_reads_warns_and_still_completes(tmp_path, monkeypatch):
+    """The rows go in the erasure's commit; if a reader keeps the old pages, the bytes leave later."""
+    from v2_memory.storage.database import ResidueWarning
+
+    monkeypatch.setattr("v2_memory.storage.database.BUSY_SECONDS", 0.2)
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "walrus-42 记忆污染", "ann"))
+        reader = sqlite3.connect(path, isolation_level=None)
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM records").fetchone()  # holds a snapshot of the old pages
+        try:
+            with pytest.warns(ResidueWarning, match="deleted"):
+                receipt = memory.erase_user("ann")
+        finally:
+            reader.execute("ROLLBACK")
+            reader.close()
+        assert receipt.store == 1 and memory.store.records("ann") == []
+        assert any(e.kind == "erasure" for e in memory.audit.writes())
+        memory.add(Message("user", "bob 的 记忆", "bob"))
+        memory.erase_user("bob")  # the next erasure finishes the job
+    assert b"walrus-42" not in b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
 
 
 # -- inconsistency is an error, never a reset ------------------------------------------------------

@@ -384,8 +384,10 @@ class MemoryManager(Displayed):
                 state = self.governor.state.erase(scope)
                 ledger = self.ledger.erase(scope_key(user_id, tenant_id))
                 self.storage.intend("erase_user", user_id, tenant_id)
-            done = [d for d in self.storage.complete_intents() if (d.tenant_id, d.user_id) == scope]
-            forget_texts()  # the analysis caches are keyed by memory texts: none of the user's may stay
+            try:
+                done = [d for d in self.storage.complete_intents() if (d.tenant_id, d.user_id) == scope]
+            finally:
+                forget_texts()  # the analysis caches are keyed by memory texts: none of the user's may stay
             store, logs = sum(d.store for d in done), sum(d.logs for d in done)
             db_path = self.storage.db.path
             state_files = (str(db_path),) if db_path is not None and (ledger or window or summary or state) else ()
@@ -411,8 +413,10 @@ class MemoryManager(Displayed):
                 self.window.remove(scope, record_id)
                 self.ledger.forget(record_id)
                 self.storage.intend("forget", user_id, tenant_id, record_id)
-            self.storage.complete_intents()
-            forget_texts()
+            try:
+                self.storage.complete_intents()
+            finally:
+                forget_texts()
             return True
 
     def _adopt_splits(self, scope: tuple[str | None, str], superseded: set[int]) -> None:

@@ -79,8 +79,8 @@ def encode_event(event: AuditEvent) -> str:
     return json.dumps(event.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
-def _encode(event: AuditEvent, text: str | None = None) -> bytes:
-    return (encode_event(event) if text is None else text).encode("utf-8") + b"\n"
+def _encode(event: AuditEvent | None, text: str | None = None) -> bytes:
+    return (encode_event(event) if text is None else text).encode("utf-8") + b"\n"  # type: ignore[arg-type]
 
 
 class _JsonlFile:
@@ -199,7 +199,7 @@ class AuditLog:
     def log_read(self, event: AuditEvent) -> None:
         self._append("reads", event)
 
-    def _append(self, name: str, event: AuditEvent, text: str | None = None) -> None:
+    def _append(self, name: str, event: AuditEvent | None, text: str | None = None) -> None:
         with self._lock:
             if self._logs:
                 self._logs[name].append(_encode(event, text))
@@ -256,11 +256,15 @@ class AuditLog:
                         self.damaged.extend(damaged)
         return removed, rewritten
 
-    def append_events(self, name: str, events: list[AuditEvent], encoded: list[str] | None = None) -> None:
-        """Append events to the ``writes`` or ``reads`` log (the storage's outbox flushes here),
-        given their ``encode_event`` texts when the caller has them already."""
-        for event, text in zip(events, encoded or [None] * len(events)):
-            self._append(name, event, text)
+    def append_events(self, name: str, events: list[AuditEvent]) -> None:
+        """Append events to the ``writes`` or ``reads`` log."""
+        for event in events:
+            self._append(name, event)
+
+    def append_lines(self, name: str, lines: list[str]) -> None:
+        """Append events given as their ``encode_event`` texts (the storage's outbox flushes here)."""
+        for line in lines:
+            self._append(name, AuditEvent.from_dict(json.loads(line)) if not self._logs else None, line)
 
     def import_events(self, name: str, events: list[AuditEvent]) -> None:
         """Append copied events (a migration) with one write and no rotation: a log never drops

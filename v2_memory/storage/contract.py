@@ -84,10 +84,10 @@ class Storage:
         self.records, self.db, self.audit = records, db, audit
         self._seen_version: int | None = None
         self._done: list[ErasureDone] = []  # erasures carried out inside the open transaction
-        # Audit events this process put in the outbox during the open transaction, already encoded:
-        # after the COMMIT they are appended as they are (no reading back); None: read the table instead.
-        self._queued: list[tuple[int, str, AuditEvent, str]] | None = []
-        self._flushed_through: int | None = None  # outbox rows up to this seq are in the logs already
+        # The outbox (file logs only): every row up to ``_logged_through`` is in the logs already;
+        # rows up to ``_to_delete`` wait for the next block's COMMIT to delete them.
+        self._logged_through = 0
+        self._to_delete: int | None = None
         # Records in the state database itself (SQLite) commit with everything else; a file does not.
         self.records_in_database = getattr(records, "db", None) is db
         self.ledger = Ledger(db, ids_reused=not self.records_in_database)
@@ -170,12 +170,10 @@ class Storage:
             if outer:
                 self._done.clear()  # rolled back: none of it happened
                 self.tracks.rolled_back()
-                if self._queued is not None:
-                    self._queued.clear()
             raise
         if outer:
-            if emptied is not None and self._flushed_through == emptied:
-                self._flushed_through = None
+            if emptied is not None and self._to_delete == emptied:
+                self._to_delete = None
             self._flush_outbox()
 
     # -- audit events ----------------------------------------------------------------------------
@@ -193,41 +191,35 @@ class Storage:
                                     (name, event.user_id, event.tenant_id))
             event = AuditEvent(event.kind, event.time, event.user_id, event.tenant_id, event.session_id,
                                {**event.data, "seq": seq})
-            line = encode_event(event)  # once: the outbox row and the log line are the same text
-            self.db.execute("UPDATE outbox SET event = ? WHERE seq = ?", (line, seq))
-            if self._queued is not None:
-                self._queued.append((seq, name, event, line))
+            # Encoded once: the outbox row holds the log line as it will be appended.
+            self.db.execute("UPDATE outbox SET event = ? WHERE seq = ?", (encode_event(event), seq))
 
     def _flush_outbox(self, *, after_crash: bool = False) -> None:
-        """Append the committed outbox to the logs, then empty it. Normally these are exactly the
-        events this process queued in the block that just committed; after a crash, or a flush
-        that failed half way, the table is read and what a log already holds is skipped."""
-        queued, self._queued = self._queued, None  # until this flush succeeds, the table is the truth
-        if after_crash or queued is None:
-            rows = [(seq, name, AuditEvent.from_dict(json.loads(raw)), raw)
-                    for seq, name, raw in self.db.fetchall("SELECT seq, log, event FROM outbox ORDER BY seq")]
-            # subtle: after a crash some of these may already be in the log (appended, not yet deleted here).
-            present = {name: self.audit.seqs(name) for name in ("writes", "reads")} if rows else {}
-            queued = [row for row in rows if row[0] not in present[row[1]]]
-            last = rows[-1][0] if rows else None
-        else:
-            last = queued[-1][0] if queued else None
-        for seq, name, event, line in queued:
-            if event.data.get("seq") == seq:
-                self.audit.append_events(name, [event], encoded=[line])
-            else:  # a row queued by an older release, before the outbox held the seq
+        """Append the committed outbox rows the logs do not hold yet. Normally those are the rows
+        after ``_logged_through``, appended as they are; after a crash every row is read, what a
+        log already holds is skipped (an older release's rows get their seq), and the table emptied."""
+        if not after_crash:
+            for seq, name, line in self.db.fetchall("SELECT seq, log, event FROM outbox WHERE seq > ? ORDER BY seq",
+                                                    (self._logged_through,)):
+                self.audit.append_lines(name, [line])
+                self._logged_through = self._to_delete = seq  # deleted by the next block's COMMIT: one commit per call
+            return
+        rows = self.db.fetchall("SELECT seq, log, event FROM outbox ORDER BY seq")
+        # subtle: after a crash some of these may already be in the log (appended, not yet deleted here).
+        present = {name: self.audit.seqs(name) for name in ("writes", "reads")} if rows else {}
+        for seq, name, raw in rows:
+            if seq not in present[name]:
+                event = AuditEvent.from_dict(json.loads(raw))
                 self.audit.append_events(name, [AuditEvent(event.kind, event.time, event.user_id, event.tenant_id,
                                                            event.session_id, {**event.data, "seq": seq})])
-        if last is not None and after_crash:
-            self.db.execute("DELETE FROM outbox WHERE seq <= ?", (last,))
-        elif last is not None:
-            self._flushed_through = last  # deleted by the next block's COMMIT: one commit per call, not two
-        self._queued = []
+        if rows:
+            self.db.execute("DELETE FROM outbox WHERE seq <= ?", (rows[-1][0],))
+            self._logged_through = rows[-1][0]
 
     def _empty_outbox(self) -> int | None:
         """Inside a block: delete the rows an earlier flush appended (a crash before this COMMIT
         leaves them, and the next open skips them: their seqs are in the logs already)."""
-        through = self._flushed_through
+        through = self._to_delete
         if through is not None:
             self.db.execute("DELETE FROM outbox WHERE seq <= ?", (through,))
         return through
@@ -242,8 +234,6 @@ class Storage:
         with self.transaction():
             if op == "erase_user":
                 self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
-                if self._queued is not None:
-                    self._queued = [q for q in self._queued if (q[2].user_id, q[2].tenant_id) != (user_id, tenant_id)]
             # Vectors are in the state database: they go in this very transaction, on every backend.
             if op == "erase_user":
                 self.vectors.erase(scope_key(user_id, tenant_id))
@@ -322,9 +312,9 @@ class Storage:
         if self.closed:
             return
         try:
-            if self._flushed_through is not None and not self.db.read_only:
-                self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._flushed_through,))
-                self._flushed_through = None  # a clean close leaves an empty outbox: reopening reads no log
+            if self._to_delete is not None and not self.db.read_only:
+                self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._to_delete,))
+                self._to_delete = None  # a clean close leaves an empty outbox: reopening reads no log
         finally:
             self.records.close()
             self.db.close(reason)

@@ -56,7 +56,8 @@ class Ledger:
                  ids_reused: bool = True) -> None:
         # A path (or None) opens a state database of its own; anything else is one already open (SQLite or PostgreSQL).
         self.db = StateDatabase(db, read_only=read_only) if db is None or isinstance(db, (str, Path)) else db
-        # False when the records are rows of this database: its sequence never hands an id out twice.
+        # False when the records are rows of this database: an id comes back only if the insert that
+        # took it rolled back, and then this ledger row rolled back with it.
         self.ids_reused = ids_reused
         self.path = self.db.path
         self.db.ensure(_SCHEMA)

@@ -48,7 +48,8 @@ def export(storage: Any) -> Iterator[Item]:
     yield Item("sequence", "outbox", storage.db.last_id("outbox", "seq"))
     for record in storage.records.all_records():
         yield Item("record", "records", record)
-    for table in STATE_TABLES:
+    present = storage.db.tables()  # a store last written by an older release may lack newer tables
+    for table in (t for t in STATE_TABLES if t in present):
         columns, rows = storage.db.table_rows(table)
         for row in rows:
             yield Item("row", table, dict(zip(columns, row)))
@@ -99,8 +100,9 @@ def import_(storage: Any, items: Iterable[Item]) -> None:
 def counts(storage: Any) -> dict[str, int]:
     """What a copy must match: records, the last record id, rows per state table, events per log."""
     found = {"records": len(storage.records), "last_record_id": storage.records.last_id}
+    present = storage.db.tables()
     for table in STATE_TABLES:
-        found[table] = storage.db.fetchone(f"SELECT count(*) FROM {table}")[0]
+        found[table] = storage.db.fetchone(f"SELECT count(*) FROM {table}")[0] if table in present else 0
     for name in LOGS:
         found[f"{name} events"] = len(getattr(storage.audit, name)())
     return found

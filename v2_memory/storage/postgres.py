@@ -150,8 +150,8 @@ class PostgresDatabase(QueryHelpers):
     def check_version(self, name: str = "schema_version") -> None:
         """Refuse a database written by a newer release; stamp a new one with ours."""
         value = self.meta(name)
-        if value is None and not self.read_only:
-            self.set_meta(name, str(SCHEMA_VERSION))
+        if (value is None or int(value) < SCHEMA_VERSION) and not self.read_only:
+            self.set_meta(name, str(SCHEMA_VERSION))  # older rows are read as they are and rewritten when saved
         elif value is not None and int(value) > SCHEMA_VERSION:
             raise UnsupportedFormatError(f"state database version {value} is newer than this release "
                                          f"understands ({SCHEMA_VERSION}); upgrade v2_memory to read it",
@@ -165,15 +165,21 @@ class PostgresDatabase(QueryHelpers):
             if self._depth == 0:
                 self._begin()
             self._depth += 1
+            clean = False
             try:
                 yield self
+                clean = True
             except BaseException:
                 self._failed = True
                 raise
             finally:
                 self._depth -= 1
                 if self._depth == 0:
+                    swallowed = clean and self._failed
                     self._finish()
+                    if swallowed:  # never report success for what was rolled back
+                        raise StoreError("a block inside this transaction failed and its error was caught: "
+                                         "nothing in the transaction was committed", path=self.where)
 
     @contextmanager
     def snapshot(self) -> Iterator[PostgresDatabase]:
@@ -293,8 +299,10 @@ class PostgresDatabase(QueryHelpers):
 
     def data_version(self) -> int:
         """Commits made by *other* connections to this store, so far (ours do not move it)."""
+        # Inside a transaction the counter read with BEGIN is still the current one: every writer
+        # takes the store's lock first, and we hold it until our COMMIT.
         if self._depth and self._commits_at_begin is not None:
-            return self._commits_at_begin - self._own_commits  # read with BEGIN, under the write lock
+            return self._commits_at_begin - self._own_commits
         return int(self.meta(_COMMITS) or 0) - self._own_commits
 
     def tables(self) -> set[str]:

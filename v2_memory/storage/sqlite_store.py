@@ -244,10 +244,9 @@ class SqliteAuditLog:
     def log_read(self, event: AuditEvent) -> None:
         self.append_events("reads", [event])
 
-    def append_events(self, name: str, events: list[AuditEvent], encoded: list[str] | None = None) -> None:
+    def append_events(self, name: str, events: list[AuditEvent]) -> None:
         self.db.executemany("INSERT INTO audit_events (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
-                            [(name, e.user_id, e.tenant_id, text or encode_event(e))
-                             for e, text in zip(events, encoded or [None] * len(events))])
+                            [(name, e.user_id, e.tenant_id, encode_event(e)) for e in events])
 
     def import_events(self, name: str, events: list[AuditEvent]) -> None:
         """Append copied events (a migration) as they are, their ``seq`` included."""

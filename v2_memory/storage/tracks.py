@@ -14,8 +14,8 @@ summary covers a user's whole history, so saving it whole made every add cost th
 touched session updates its row. Without that knowledge (first save, a rolled-back block) the
 scope's rows are replaced whole.
 
-A scope is ``(tenant_id, user_id)``, stored as ``scope_key``. Restarting reads the snapshots back,
-so ``build_context`` after a restart is what it was before.
+A scope is ``(tenant_id, user_id)``, stored as ``scope_key``. Restarting reads the rows back, so
+``build_context`` after a restart is what it was before.
 """
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ class _Saved:
     """One scope's rows as this process last read or wrote them."""
 
     window: list[tuple[int, int | None, Message]]  # (position, record_id, message)
-    summary: Summary  # its covers as the summary_covers rows hold them
+    summary: Summary  # as the summaries row and its summary_covers rows hold it
     sessions: dict[str, tuple]
     tasks: dict[str, tuple]
 
@@ -108,7 +108,7 @@ def _task_row(info: TaskInfo) -> tuple:
 
 
 class TrackTables:
-    """Saves and loads per-scope snapshots of the short-term tracks in a ``StateDatabase``."""
+    """Saves and loads each scope's short-term tracks in tables of a ``StateDatabase``."""
 
     def __init__(self, db: StateDatabase) -> None:
         self.db = db
@@ -134,6 +134,8 @@ class TrackTables:
                      new: list[tuple[int | None, Message]]) -> list[tuple[int, int | None, Message]]:
         """A window changes at its ends: the oldest entries leave, new ones arrive."""
         new = list(new)
+        # The fewest old rows to drop so that the rest of the old window begins the new one
+        # (dropping them all always works: then every new entry is inserted).
         drop = next(d for d in range(len(old) + 1) if [(r, m) for _, r, m in old[d:]] == new[:len(old) - d])
         kept = old[drop:]
         if drop:
@@ -179,12 +181,6 @@ class TrackTables:
         for table in tables:
             self.db.execute(f"DELETE FROM {table} WHERE scope = ?", (key,))
 
-    def erase(self, scope: Scope) -> None:
-        key = scope_key(scope[1], scope[0])
-        with self.db.transaction():
-            self._saved.pop(key, None)
-            self._delete(key, _TABLES)
-
     def rolled_back(self) -> None:
         """The enclosing transaction failed: the rows are as they were, not as last saved."""
         self._saved.clear()
@@ -204,15 +200,17 @@ class TrackTables:
         row = self.db.fetchone("SELECT text, covers, parts FROM summaries WHERE scope = ?", (key,))
         covers = tuple(rid for (rid,) in self.db.fetchall(
             "SELECT record_id FROM summary_covers WHERE scope = ? ORDER BY position", (key,)))
-        legacy = tuple(json.loads(row[1])) if row else ()
-        summary = Summary(row[0], legacy + covers, *_parts(json.loads(row[2]))) if row else Summary()
+        legacy = tuple(json.loads(row[1])) if row else ()  # an older release's covers: one JSON list
+        summary = Summary(row[0], legacy or covers, *_parts(json.loads(row[2]))) if row else Summary()
         sessions = [SessionInfo(sid, _parse(a), _parse(b), _parse(c), _parse(d)) for sid, a, b, c, d in self.db.fetchall(
             "SELECT session_id, started_at, last_seen, expires_at, ended_at FROM sessions WHERE scope = ? ORDER BY rowid", (key,))]
         tasks = [TaskInfo(tid, _parse(a), _parse(b), completion, _parse(d)) for tid, a, b, completion, d in self.db.fetchall(
             "SELECT task_id, started_at, expires_at, completion, finished_at FROM tasks WHERE scope = ? ORDER BY rowid", (key,))]
-        # An older release's covers column is rewritten into rows by the next save (saved as "nothing there").
-        self._saved[key] = _Saved(rows, Summary() if legacy else summary, {s.session_id: _session_row(s) for s in sessions},
-                                  {t.task_id: _task_row(t) for t in tasks})
+        if legacy:  # an older release's rows: the next save replaces the scope's rows whole, in the new form
+            self._saved.pop(key, None)
+        else:
+            self._saved[key] = _Saved(rows, summary, {s.session_id: _session_row(s) for s in sessions},
+                                      {t.task_id: _task_row(t) for t in tasks})
         return ScopeTracks([(rid, m) for _, rid, m in rows], summary, sessions, tasks)
 
 
