@@ -11,13 +11,15 @@ from v2_memory.evaluation import bench_backends
 
 def test_a_tiny_run_reports_every_backend_size_and_target(tmp_path):
     report = bench_backends.run_backend_benchmark(["json", "sqlite"], [100, 200], per_user=50, queries=5,
-                                                  writers=2, readers=1, seconds=1.0)
+                                                  writers=2, readers=1, seconds=1.0, chat_turns=10)
     assert [(r["backend"], r["records"], r["users"]) for r in report["sizes"]] == [
         ("json", 100, 2), ("json", 200, 4), ("sqlite", 100, 2), ("sqlite", 200, 4)]
     for row in report["sizes"]:
         for part in (row["bare"]["first_search"], row["bare"]["warm_search"], row["bare"]["add"],
                      row["governed"]["add"], row["governed"]["build_context"]):
             assert part["n"] > 0 and 0 < part["median_ms"] <= part["p95_ms"]
+    assert [(c["backend"], c["records"], c["turns"]) for c in report["chat"]] == [("json", 200, 10), ("sqlite", 200, 10)]
+    assert all(c["add"]["n"] == c["build_context"]["n"] == 2 for c in report["chat"])  # the last fifth
     json_run, sqlite_run = report["shared"]
     assert (json_run["writers"], json_run["readers"], json_run["mode"]) == (1, 0, "single writer")
     assert (sqlite_run["writers"], sqlite_run["readers"]) == (2, 1)
@@ -28,7 +30,7 @@ def test_a_tiny_run_reports_every_backend_size_and_target(tmp_path):
     assert "sqlite 200: warm per-user search median" in names and "sqlite 200: build_context vs 100" in names
     assert all(isinstance(t["passed"], bool) for t in report["targets"])
     text = bench_backends.format_backend_report(report)
-    assert "shared run" in text and "sqlite: 2 writers + 1 readers" in text and ("PASS" in text or "FAIL" in text)
+    assert "one user's chat" in text and "shared run" in text and "sqlite: 2 writers + 1 readers" in text and ("PASS" in text or "FAIL" in text)
 
 
 def test_lost_writes_are_counted_when_an_acknowledged_record_is_missing(tmp_path):
@@ -45,8 +47,9 @@ def test_lost_writes_are_counted_when_an_acknowledged_record_is_missing(tmp_path
 
 def test_bench_backend_is_a_bench_option(capsys):
     assert main(["bench", "--backend", "sqlite", "--sizes", "50", "--records-per-user", "25", "--queries", "3",
-                 "--writers", "1", "--readers", "1", "--load-seconds", "0.5", "--json"]) == 0
-    assert '"shared"' in capsys.readouterr().out
+                 "--writers", "1", "--readers", "1", "--load-seconds", "0.5", "--chat-turns", "5", "--json"]) == 0
+    out = capsys.readouterr().out
+    assert '"shared"' in out and '"chat"' in out
 
 
 def test_postgres_is_benchmarked_in_fresh_schemas_that_are_dropped_afterwards():
@@ -64,7 +67,7 @@ def test_postgres_is_benchmarked_in_fresh_schemas_that_are_dropped_afterwards():
 
     before = bench_schemas()
     report = bench_backends.run_backend_benchmark(["postgres"], [100], per_user=50, queries=5, writers=2,
-                                                  readers=1, seconds=1.0, pg_url=base)
+                                                  readers=1, seconds=1.0, pg_url=base, chat_turns=5)
     (row,), (run,) = report["sizes"], report["shared"]
     assert (row["backend"], row["records"], row["users"]) == ("postgres", 100, 2)
     assert row["governed"]["build_context"]["n"] == 5 and "path" not in row

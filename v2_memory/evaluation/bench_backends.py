@@ -12,7 +12,10 @@ same records per user at every size, so a user's own data stays the same while t
 4. governed: ``MemoryManager.add`` and ``MemoryManager.build_context`` (one commit each, read log
    and usage included), next to the bare numbers.
 
-Then a shared run on the largest size: writer and reader processes on one store for some seconds
+Then, on the largest size, one user's chat: ``chat_turns`` turns of ``add`` then ``build_context``
+through the manager, so the window, the summary and its covers are in play as in a real agent (the
+bulk fill above leaves them empty); the last fifth is timed, with the user's history at four fifths
+or more. Then a shared run on the largest size: writer and reader processes on one store for some seconds
 (SQLite and PostgreSQL: several of each; JSON: one process, since a JSON store has one writer and
 its files are not readable live by others). PostgreSQL runs on the server ``--pg-url`` names
 (default ``$V2_MEMORY_PG_URL``): each size gets a fresh schema, dropped at the end. Each writer counts the adds it was acknowledged; at the end every
@@ -130,6 +133,22 @@ def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: in
             "bare": bare, "governed": governed, "path": str(path)}
 
 
+def _chat(path: Path | str, turns: int, seed: int) -> dict:
+    """One new user's conversation in a full store; each turn's add and read timed, the last fifth kept."""
+    texts = [query for _, query in generate_queries(turns, 1, seed + 2)]
+    adds, reads = [], []
+    with MemoryManager(store_path=path) as memory:
+        for n, text in enumerate(texts):
+            start = perf_counter()
+            memory.add(Message("user", text, "chat-user"))
+            added = perf_counter()
+            memory.build_context(text, "chat-user")
+            if n >= turns * 4 // 5:
+                adds.append(added - start)
+                reads.append(perf_counter() - added)
+    return {"turns": turns, "add": _latency(adds), "build_context": _latency(reads)}
+
+
 # -- the shared run -----------------------------------------------------------------------------
 def _writer(path: str, user: str, ready: Any, seconds: float, out: Any) -> None:
     acked, latencies, errors = [], [], []
@@ -213,12 +232,12 @@ def _shared_summary(backend: str, path: Path | str, writers: int, readers: int, 
 def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_user: int = 100, queries: int = 200,
                           top_k: int = 3, seed: int = 0, writers: int = 4, readers: int = 4, seconds: float = 10.0,
                           progress: Callable[[str], None] = lambda line: None,
-                          pg_url: str | None = None) -> dict[str, Any]:
-    """Every size on every backend, then the shared run on the largest size of each."""
+                          pg_url: str | None = None, chat_turns: int = 1_000) -> dict[str, Any]:
+    """Every size on every backend, then the chat and the shared run on the largest size of each."""
     unknown = sorted(set(backends) - set(BACKENDS))
     if unknown:
         raise ValueError(f"unknown backend(s) {unknown}; choose from {list(BACKENDS)}")
-    rows, shared = [], []
+    rows, chats, shared = [], [], []
     with tempfile.TemporaryDirectory(prefix="v2_memory_bench_backends_") as folder, \
             _server_schemas(pg_url if "postgres" in backends else None) as schema_url:
         def place(backend: str, count: int) -> Path | str:
@@ -228,6 +247,8 @@ def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_
             results = [_bench_size(backend, count, per_user, queries, top_k, seed, place, progress) for count in sizes]
             rows += results
             largest = max(results, key=lambda r: r["records"])
+            progress(f"{backend}: one user's chat, {chat_turns:,} turns")
+            chats.append({"backend": backend, "records": largest["records"], **_chat(largest["path"], chat_turns, seed)})
             users = sorted({user for user, _ in generate_queries(queries, largest["users"], seed)})
             progress(f"{backend}: shared run for {seconds:g} s")
             shared.append(shared_run(backend, largest["path"], writers, readers, seconds, users,
@@ -236,7 +257,7 @@ def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_
         row.pop("path")
     settings = {"backends": list(backends), "sizes": list(sizes), "records_per_user": per_user, "queries": queries,
                 "top_k": top_k, "seed": seed, "fsync": False}
-    return {"settings": settings, "sizes": rows, "shared": shared, "targets": _targets(rows, shared)}
+    return {"settings": settings, "sizes": rows, "chat": chats, "shared": shared, "targets": _targets(rows, shared)}
 
 
 @contextmanager
@@ -308,6 +329,10 @@ def format_backend_report(report: dict[str, Any]) -> str:
           _ms(r["bare"]["warm_search"]), _ms(r["bare"]["add"]), _ms(r["governed"]["add"]),
           _ms(r["governed"]["build_context"])] for r in report["sizes"]], "lrrrrrrr")
     lines += [""] + format_table(
+        ["one user's chat", "store records", "turns", "add (last fifth)", "build_context (last fifth)"],
+        [[r["backend"], f"{r['records']:,}", f"{r['turns']:,}", _ms(r["add"]), _ms(r["build_context"])]
+         for r in report.get("chat", [])], "lrrrr")
+    lines += [""] + format_table(
         ["shared run", "seconds", "adds/s", "reads/s", "add ms", "read ms", "acked", "lost", "errors"],
         [[f"{r['backend']}: {r['mode']}", f"{r['seconds']:g}", f"{r['adds_per_s']:.0f}", f"{r['reads_per_s']:.0f}",
           _ms(r["add"]), _ms(r["read"]), str(r["acknowledged"]), str(r["lost"]), str(r["errors"])]
@@ -328,6 +353,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: $V2_MEMORY_PG_URL)")
     parser.add_argument("--records-per-user", type=int, default=100, help="with --backend: user size (default: 100)")
     parser.add_argument("--load-seconds", type=float, default=10.0, help="with --backend: shared run length (default: 10)")
+    parser.add_argument("--chat-turns", type=int, default=1_000,
+                        help="with --backend: turns of one user's chat on the largest store (default: 1000)")
     parser.add_argument("--writers", type=int, default=4, help="with --backend: writer processes on SQLite (default: 4)")
     parser.add_argument("--readers", type=int, default=4, help="with --backend: reader processes on SQLite (default: 4)")
 
@@ -341,7 +368,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         raise ValueError("bench --backend postgres needs a server: --pg-url postgresql://... (or set V2_MEMORY_PG_URL)")
     report = run_backend_benchmark(args.backend, args.sizes, per_user=args.records_per_user, queries=args.queries,
                                    top_k=args.top_k, seed=args.seed, writers=args.writers, readers=args.readers,
-                                   seconds=args.load_seconds, pg_url=args.pg_url,
+                                   seconds=args.load_seconds, pg_url=args.pg_url, chat_turns=args.chat_turns,
                                    progress=lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
     if args.out is not None:
         args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
