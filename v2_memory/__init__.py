@@ -20,7 +20,7 @@ from .messages import Fact
 from .governance.write import SensitiveDataError
 from .manager import MemoryManager
 from .messages import EraseReceipt, Hit, Message, WriteResult
-from .storage import JsonVectorStore, TornRecordWarning, VectorStore
+from .storage import JsonVectorStore, ResidueWarning, TornRecordWarning, VectorStore
 from .tracks.summarizer import ExtractiveSummarizer, Summarizer, Summary
 from .retrieval.scorers import ArticleScorer, Bm25Scorer
 from .text.tokenizer import cosine_similarity, tokenize
@@ -57,4 +57,5 @@ __all__ = [
     "StoreInconsistentError",
     "UnsupportedFormatError",
     "TornRecordWarning",
+    "ResidueWarning",
 ]
