@@ -198,6 +198,8 @@ class Storage:
         """Append the committed outbox rows the logs do not hold yet. Normally those are the rows
         after ``_logged_through``, appended as they are; after a crash every row is read, what a
         log already holds is skipped (an older release's rows get their seq), and the table emptied."""
+        if getattr(self.audit, "db", None) is self.db:
+            return  # logs that are tables take their events in the transaction: no outbox
         if not after_crash:
             for seq, name, line in self.db.fetchall("SELECT seq, log, event FROM outbox WHERE seq > ? ORDER BY seq",
                                                     (self._logged_through,)):
