@@ -482,6 +482,32 @@ def test_outbox_rows_a_process_left_are_logged_once_and_a_clean_close_leaves_non
         db.close()
 
 
+def test_forget_after_a_failed_log_append_leaves_no_outbox_row_quoting_the_record(tmp_path, monkeypatch):
+    """A read committed but its log line could not be written (disk full): the row waits in the
+    outbox. A forget of a record that read quoted must leave no copy there either."""
+    from v2_memory.storage.audit_log import AuditLog
+
+    path = tmp_path / "memory_store.json"
+    with MemoryManager(store_path=path) as memory:
+        doomed = memory.add(Message("user", "walrus-42 记忆污染 笔记", "ann")).record_id
+        append = AuditLog.append_lines
+        failures = iter([OSError(28, "No space left on device")])
+
+        def fails_once(self, name, lines):
+            error = next(failures, None)
+            if error is not None:
+                raise error
+            return append(self, name, lines)
+
+        monkeypatch.setattr(AuditLog, "append_lines", fails_once)
+        with pytest.raises(OSError, match="No space"):
+            memory.build_context("记忆污染", "ann")
+        assert memory.forget("ann", doomed)
+        rows = memory.storage.db.fetchall("SELECT event FROM outbox")
+        assert not any("walrus-42" in row[0] for row in rows)
+    assert b"walrus-42" not in b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+
+
 # -- cached indexes notice other connections ---------------------------------------------------------
 
 OTHER_WRITER = r"""

@@ -98,3 +98,33 @@ def test_a_message_kept_out_of_the_store_is_kept_out_of_the_summary(governed):
         memory.add(Message("user", "周末想看电影 记录", "ann"))
         assert (filler.record_id is None) is governed
         assert ("好的" in memory.summary("ann")) is not governed
+
+
+def test_a_read_logs_every_record_an_older_releases_snippets_quote(tmp_path):
+    """Snippets saved without their record ids: the read log names every covered record, so a
+    later forget still finds (and removes) the read that quoted it."""
+    import json
+
+    path = tmp_path / "memory_store.json"
+    with MemoryManager(store_path=path, window_size=1, clock=FakeClock()) as memory:
+        ids = [memory.add(Message("user", f"我喜欢第{n}种水果 叫做果{n}号", "ann")).record_id for n in range(5)]
+        parts = list(memory.summaries.get((None, "ann")).parts)
+        with memory.storage.transaction():
+            memory.storage.db.execute("UPDATE summaries SET parts = ?", (json.dumps(parts, ensure_ascii=False),))
+    with MemoryManager(store_path=path, window_size=1, clock=FakeClock()) as memory:
+        memory.add(Message("user", "今天天气不错 记录", "ann"))  # one more fold: the old snippets stay unknown
+        assert None in memory.summaries.get((None, "ann")).shows
+        assert "果0号" in memory.build_context("水果", "ann")
+        assert set(ids[:4]) <= set(memory.audit.reads()[-1].data["shown"])
+        memory.forget("ann", ids[0])
+        assert not any("果0号" in json.dumps(e.data, ensure_ascii=False) for e in memory.audit.reads())
+
+
+def test_erasure_empties_the_refolded_summary_kept_in_memory():
+    with MemoryManager(store_path=None, window_size=1, clock=FakeClock()) as memory:
+        memory.add(Message("user", "会话笔记：正在改简历 walrus", "ann", session_id="s1", domain="session"))
+        _chat(memory, 3)
+        memory.build_context("记录", "ann", session_id="s2")  # hides the session note: a refold, memoised
+        assert (None, "ann") in memory._summary_memo
+        memory.erase_user("ann")
+        assert (None, "ann") not in memory._summary_memo

@@ -379,6 +379,7 @@ class MemoryManager(Displayed):
         """
         scope = require_scope(user_id, tenant_id)
         with self._lock:
+            self._summary_memo.pop(scope, None)  # a refolded summary holds the user's words too
             with self._changing(scope):
                 window, summary = self.window.erase(scope), self.summaries.erase(scope)
                 state = self.governor.state.erase(scope)
@@ -408,6 +409,7 @@ class MemoryManager(Displayed):
             record = self.store.get(record_id)
             if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
                 return False
+            self._summary_memo.pop(scope, None)
             with self._changing(scope):
                 self._rebuild_summary(scope, {record_id})
                 self.window.remove(scope, record_id)
@@ -574,8 +576,9 @@ def _open_semantic(storage: Storage, embedder: Embedder | None, rebuild: bool) -
 
 
 def _quoted(summary: Summary) -> tuple[int | None, ...]:
-    """The records whose words the summary's text holds (every covered one, if it does not say)."""
-    return summary.shows if summary.shows is not None else summary.covers
+    """The records whose words the summary's text holds (every covered one, if it does not say
+    which record every snippet shows: an older release's snippets)."""
+    return summary.covers if summary.shows is None or None in summary.shows else summary.shows
 
 
 def _as_message(record: dict[str, Any]) -> Message:

@@ -198,9 +198,9 @@ class Storage:
         """Append the committed outbox rows the logs do not hold yet. Normally those are the rows
         after ``_logged_through``, appended as they are; after a crash every row is read, what a
         log already holds is skipped (an older release's rows get their seq), and the table emptied."""
-        if getattr(self.audit, "db", None) is self.db:
-            return  # logs that are tables take their events in the transaction: no outbox
         if not after_crash:
+            if getattr(self.audit, "db", None) is self.db:
+                return  # logs that are tables take their events in the transaction: no outbox
             for seq, name, line in self.db.fetchall("SELECT seq, log, event FROM outbox WHERE seq > ? ORDER BY seq",
                                                     (self._logged_through,)):
                 self.audit.append_lines(name, [line])
@@ -260,6 +260,11 @@ class Storage:
             done.append(self._carry_out(op, user_id, tenant_id, record_id))
             self.db.execute("DELETE FROM intents WHERE id = ?", (intent_id,))
         if done:
+            # The erasure rewrote the logs; the outbox rows already appended to them (kept until the
+            # next commit) may quote what was erased: they go now, before the scrub.
+            if self._logged_through:
+                self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._logged_through,))
+                self._to_delete = None
             self.db.scrub()  # pages and the write-ahead log may still hold the erased rows' bytes
         return done
 
