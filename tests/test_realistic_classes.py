@@ -154,15 +154,18 @@ def test_identifiers_named_after_the_number_or_by_a_version_verb(text, found):
     assert extract_identifiers(text) == found
 
 
+def _two_then_chatter(memory, first: str, second: str, topic: str) -> None:
+    """Two statements, then enough chatter to push them out of the window into the summary."""
+    for text in (first, second, *(f"unrelated chatter number {n} about {topic}" for n in range(4))):
+        memory.add(Message("user", text))
+
+
 @pytest.mark.parametrize("same, look_alike, query", [
     ("Locker 2741 holds my gym bag", "Dana's locker is 2714, she keeps her racket there", "what's in room 2741"),
     ("订单 6630915 已经签收了", "另一单是 6630951，还在路上", "6630915 这单到了吗"),
 ])
 def test_a_summary_read_for_an_identifier_leaves_out_its_look_alikes(memory, same, look_alike, query):
-    memory.add(Message("user", same))
-    memory.add(Message("user", look_alike))
-    for n in range(4):
-        memory.add(Message("user", f"unrelated chatter number {n} about the weather"))
+    _two_then_chatter(memory, same, look_alike, "the weather")
     context = memory.build_context(query)
     assert look_alike not in context
     assert look_alike in memory.build_context("tell me everything")
@@ -223,10 +226,7 @@ def test_a_retraction_reads_only_the_statements_that_hold_its_value(monkeypatch)
      "the scanner flags API 5.1, can we bump it?"),
 ])
 def test_an_acronym_before_a_version_the_user_named_reads_as_that_version(memory, kept, other, query):
-    memory.add(Message("user", kept))
-    memory.add(Message("user", other))
-    for n in range(4):
-        memory.add(Message("user", f"unrelated chatter number {n} about lunch"))
+    _two_then_chatter(memory, kept, other, "lunch")
     explanation = memory.explain(query)
     assert explanation.route.kind == "exact"
     context = memory.build_context(query)
