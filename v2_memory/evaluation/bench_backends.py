@@ -104,9 +104,12 @@ def _bare(storage: Any, calls: list[tuple[str, str]], adds: list[tuple[str, str,
     return {"first_search": first, "warm_search": warm, "add": _timed(adds, add)}
 
 
-def _governed(path: Path | str, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int) -> dict:
+def _governed(path: Path | str, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int,
+              warm_queries: list[str]) -> dict:
+    """Warm means every queried user's index and tracks are loaded, with *other* queries: a timed
+    query or add text is never one the process has read before (no text cache answers it)."""
     with MemoryManager(store_path=path) as memory:
-        for user, query in calls:  # warm: every queried user's index and tracks loaded once
+        for (user, _), query in zip(calls, warm_queries):
             memory.build_context(query, user, top_k=top_k)
         context = _timed(calls, lambda call: memory.build_context(call[1], call[0], top_k=top_k))
         add = _timed(adds, lambda m: memory.add(Message(m[1], m[2], m[0])))
@@ -119,6 +122,8 @@ def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: in
     messages = generate_messages(count, users, seed)
     calls = generate_queries(queries, users, seed)
     adds = [(user, "user", f"{query} 新增") for user, query in generate_queries(queries, users, seed + 1)]
+    governed_adds = [(user, "user", f"{query} 又记") for user, query in generate_queries(queries, users, seed + 2)]
+    warm_queries = [query for _, query in generate_queries(queries, users, seed + 3)]
     path = place(backend, count)
     progress(f"{backend} {count:,} records ({users} users): fill")
     fill_s = _fill(path, messages)
@@ -128,14 +133,14 @@ def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: in
         bare = _bare(storage, calls, adds, top_k)
     finally:
         storage.close()
-    governed = _governed(path, calls, adds, top_k)
+    governed = _governed(path, calls, governed_adds, top_k, warm_queries)
     return {"backend": backend, "records": count, "users": users, "fill_s": fill_s, "reopen_s": reopen_s,
             "bare": bare, "governed": governed, "path": str(path)}
 
 
 def _chat(path: Path | str, turns: int, seed: int) -> dict:
     """One new user's conversation in a full store; each turn's add and read timed, the last fifth kept."""
-    texts = [query for _, query in generate_queries(turns, 1, seed + 2)]
+    texts = [query for _, query in generate_queries(turns, 1, seed + 4)]
     adds, reads = [], []
     with MemoryManager(store_path=path) as memory:
         for n, text in enumerate(texts):

@@ -118,6 +118,22 @@ _RULES: list[_Rule] = [
      lambda m: normalize_identifier(m.group("id")) if _OPERATOR.search(m.group("id")) else None),
 ]
 
+# What each rule cannot match without — its gate (as in ``sensitive.py``): an inline code span a
+# backtick, every numbered form a digit, a formula an operator. Most messages hold no digit, so
+# most rules never run; ``test_detector_gates`` proves each gate from the pattern's structure.
+_RULE_NEEDS: list[str] = ["backtick", *["digit"] * (len(_RULES) - 2), "operator"]
+_DIGIT = re.compile(r"\d")  # the rules' own \d: any Unicode decimal digit
+
+
+def _present(text: str) -> set[str]:
+    """The gates ``text`` opens."""
+    present = {"digit"} if _DIGIT.search(text) else set()
+    if "`" in text:
+        present.add("backtick")
+    if any(char in text for char in "=^∫∑√"):
+        present.add("operator")
+    return present
+
 
 def _name_before(match: re.Match[str]) -> str:
     """The word a two-part version follows: "Python" in "Python 2.7", "version" in "version 2.17"."""
@@ -155,7 +171,10 @@ def extract_identifiers(text: str) -> list[str]:
     """Identifier-like tokens of ``text``, normalized (upper case), in text order, without repeats."""
     found: list[tuple[int, str]] = []
     masked = _blank_sensitive(text)
-    for pattern, normal_form in _RULES:
+    present = _present(masked)
+    for (pattern, normal_form), needs in zip(_RULES, _RULE_NEEDS):
+        if needs not in present:
+            continue
         def hide(match: re.Match[str]) -> str:
             value = normal_form(match)
             if value is None or len(value) < 2:
