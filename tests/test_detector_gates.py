@@ -116,7 +116,7 @@ texts = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), _statements), max_size=2
 
 
 @pytest.mark.parametrize("text", ["my pa\u017fsword is hunter2", "the p\u0131n is 4321", "密码是 Abc123", "a@b.cn",
-                                  "card 4111 1111 1111 1111", "电话１３８００１３８０００", "ghp_" + "a" * 30])
+                                  "card 4111 1111 1111 1111", "aws wJalrXUtnFEMI+K7MDENG+bPxRfiCYEXAMPLEKEY end", "电话１３８００１３８０００", "ghp_" + "a" * 30])
 def test_a_gate_opens_for_each_shape_it_guards(text):
     assert sensitive.find_sensitive(text), text
     assert sensitive._findings.__wrapped__(text, True) == sensitive._findings.__wrapped__(text, False)
