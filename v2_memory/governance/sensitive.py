@@ -143,6 +143,7 @@ _CUED = [
     ("zh", re.compile(r"(?:" + _ZH_CUE + r")" + _ZH_CONNECTOR + r"\s{0,3}['\"]?(?P<v>[!-~]{1,200})")),
 ]
 _TRAILING = ".,;:!?)]}>'\""
+_NUMERIC_CUE = re.compile(r"(?i)pin|cvv|cvc|code|otp|combination")
 
 # -- gates: a detector runs only where it could match ------------------------------------------------
 # Each gate is a necessary condition of its pattern: a literal the pattern cannot match without,
@@ -175,8 +176,6 @@ def _gates(view: str) -> dict[str, bool]:
         "email": "@" in view, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
     }
 
-
-_NUMERIC_CUE = re.compile(r"(?i)pin|cvv|cvc|code|otp|combination")
 
 # What a sentence says *about* a password rather than *as* one: a function word or a state.
 _NOT_A_VALUE = frozenset(

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Sequence
 from ..governance.sensitive import find_sensitive, redact
 from ..storage.audit_log import AuditEvent, AuditLog, TornLogLineWarning, user_hash
 from ..text.memo import text_cache
-from ..text.tokenizer import tokenize
+from ..text.tokenizer import token_count
 
 __all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "write_event", "read_event"]
 
@@ -50,5 +50,5 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
                             "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted],
                             "shown": sorted(set(shown))}
     if context is not None:
-        data.update(context=_safe(context), context_chars=len(context), context_tokens=len(tokenize(context)))
+        data.update(context=_safe(context), context_chars=len(context), context_tokens=token_count(context))
     return AuditEvent("read", time, scope[1], scope[0], read_scope.get("session_id"), data)

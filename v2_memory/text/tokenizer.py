@@ -16,10 +16,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-__all__ = ["tokenize", "term_counts", "vector_norm", "cosine_similarity"]
+__all__ = ["tokenize", "token_count", "term_counts", "vector_norm", "cosine_similarity"]
 
 # The four separators the article turns into spaces; all other punctuation stays on its word.
-_SEPARATORS = str.maketrans({"，": " ", "。": " ", "：": " ", "/": " "})
+_SEPARATORS = ("，", "。", "：", "/")
 # A maximal run of CJK Unified Ideographs (the basic block, as in the article).
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 
@@ -35,9 +35,26 @@ def tokenize(text: str) -> list[str]:
     """
     if not isinstance(text, str):
         raise TypeError(f"tokenize() expects str, got {type(text).__name__}")
-    words = text.lower().translate(_SEPARATORS).split()
     bigrams = [run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)]
-    return words + bigrams
+    return _words(text) + bigrams
+
+
+def token_count(text: str) -> int:
+    """``len(tokenize(text))``, without building the tokens (a run of n CJK characters has n - 1 bigrams).
+
+        >>> token_count("如何治理记忆污染？"), len(tokenize("如何治理记忆污染？"))
+        (8, 8)
+    """
+    return len(_words(text)) + sum(len(run) - 1 for run in _CJK_RUN.findall(text))
+
+
+def _words(text: str) -> list[str]:
+    # ``replace`` per separator, not ``str.translate``: translate looks every character up in a
+    # dict, ten times slower on a long context, with the same result.
+    text = text.lower()
+    for separator in _SEPARATORS:
+        text = text.replace(separator, " ")
+    return text.split()
 
 
 def term_counts(tokens_or_text: str | Mapping[str, int] | Iterable[str]) -> Counter[str]:
