@@ -94,6 +94,22 @@ def test_sensitive_values_never_reach_a_log(tmp_path, clock):
     assert "13912345678" not in reads and "手机 [mobile]" in reads
 
 
+def test_the_logged_context_is_the_context_with_each_memory_redacted(tmp_path, clock):
+    # The article's mode stores and shows raw text, so only the read log's redaction stands between
+    # a raw value and the log: each line's memory text is redacted, a memory split over lines whole.
+    secret = "我的密码是\nhunter2"  # cue and value on two lines of one memory
+    with MemoryManager(store_path=tmp_path / "memory_store.json", clock=clock, window_size=1, governance=False) as memory:
+        memory.add(Message("user", f"{secret} 手机 13912345678"))
+        memory.add(Message("user", "今天天气 密码"))
+        context = memory.build_context("密码 手机", top_k=3)
+        read = memory.audit.reads()[-1]
+    assert "hunter2" in context and "13912345678" in context  # the article's mode: nothing redacted
+    assert "hunter2" not in read.data["context"] and "13912345678" not in read.data["context"]
+    assert read.data["context"].count("\n") == context.count("\n")
+    assert read.data["context"] == context.replace("hunter2", "[secret]").replace("13912345678", "[mobile]")
+    assert read.data["context_chars"] == len(context)
+
+
 def test_in_memory_or_off(clock):
     with MemoryManager(store_path=None, clock=clock, audit=False) as memory:
         memory.add(Message("user", "hello"))

@@ -286,27 +286,29 @@ class MemoryManager(Displayed):
         with self._lock, self.storage.transaction():
             explanation = self.explain(query, user_id, top_k + self.window.size, with_summary=False, **read_scope)
             scope = (read_scope.get("tenant_id"), user_id)
+            # Each line is (label, text): the label is the manager's own words, the text is memory
+            # (the read log redacts each text once, however often the same memory comes back).
             # The router sends "继续/next" to task state first: the task's progress leads the context.
-            parts = self.governor.task_lines(scope, read_scope.get("task_id")) if explanation.route.kind == "task" else []
-            parts += self.governor.fact_lines(explanation.facts)  # read with the candidates: a changed fact is never stale
+            lines = [("", line) for line in (self.governor.task_lines(scope, read_scope.get("task_id"))
+                                             if explanation.route.kind == "task" else [])]
+            lines += [("", line) for line in self.governor.fact_lines(explanation.facts)]  # read with the candidates
             summary = self._read_summary(scope, read_scope.get("session_id"), read_scope.get("task_id"),
                                          read_scope.get("domain"), explanation.route.identifiers)
             if summary.text:
-                parts.append(f"summary: {summary.text}")
+                lines.append(("summary: ", summary.text))
             entries = self.governor.window_for_read(self.window.entries(scope), scope, read_scope.get("session_id"),
                                                     read_scope.get("task_id"))
-            parts.extend(f"recent: {message.role}: {message.content}" for _, message in entries)
+            lines += [("recent: ", f"{message.role}: {message.content}") for _, message in entries]
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
             self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
             # relevance × weight: the threshold was applied to their product, the effective score.
-            parts.extend(f"memory({a.relevance:.3f}×{a.weight:.2f}): {a.record['role']}: {a.record['content']}"
-                         for a in fresh)
-            context = "\n".join(parts)
+            lines += [(f"memory({a.relevance:.3f}×{a.weight:.2f}): ", f"{a.record['role']}: {a.record['content']}")
+                      for a in fresh]
             shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in _quoted(summary) if rid is not None]
-            self._log_read(explanation, user_id, read_scope, "build_context", context,
+            self._log_read(explanation, user_id, read_scope, "build_context", lines,
                            shown=shown + [a.record_id for a in fresh])
-            return context
+            return "\n".join(label + text for label, text in lines)
 
     def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
@@ -466,7 +468,7 @@ class MemoryManager(Displayed):
             self.storage.log("writes", AuditEvent(kind, self._now().isoformat(), user_id, tenant_id, session_id, data))
 
     def _log_read(self, explanation: Explanation, user_id: str, read_scope: dict[str, Any], call: str,
-                  context: str | None = None, *, shown: list[int]) -> None:
+                  context: list[tuple[str, str]] | None = None, *, shown: list[int]) -> None:
         """Log a read; ``shown`` lists every record whose text the result holds (window, summary,
         memories), so forgetting one record can find every log line that quotes it."""
         if self._logging:

@@ -36,8 +36,12 @@ def write_event(message: Any, result: Any) -> AuditEvent:
 
 
 def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_scope: Mapping[str, Any],
-               call: str, context: str | None = None, shown: Sequence[int] = ()) -> AuditEvent:
-    """A read-log event: the route, every candidate's numbers and verdict, and the context size."""
+               call: str, context: Sequence[tuple[str, str]] | None = None, shown: Sequence[int] = ()) -> AuditEvent:
+    """A read-log event: the route, every candidate's numbers and verdict, and the context.
+
+    ``context`` is the built context as lines of ``(label, text)``: the label is the manager's own
+    formatting ("memory(0.354×1.00): "), the text is memory, redacted one text at a time (cached:
+    a memory that comes back is not scanned again; a multi-line memory is still scanned whole)."""
     candidates = [
         {"record_id": a.record_id, "content": _safe(a.record.get("content")), "source": a.record.get("source"),
          "domain": a.record.get("domain"), "session_id": a.record.get("session_id"),
@@ -50,5 +54,7 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
                             "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted],
                             "shown": sorted(set(shown))}
     if context is not None:
-        data.update(context=_safe(context), context_chars=len(context), context_tokens=token_count(context))
+        text = "\n".join(label + body for label, body in context)
+        data.update(context="\n".join(label + _safe(body) for label, body in context),
+                    context_chars=len(text), context_tokens=token_count(text))
     return AuditEvent("read", time, scope[1], scope[0], read_scope.get("session_id"), data)
