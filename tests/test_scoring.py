@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import unicodedata
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from v2_memory import JsonVectorStore
@@ -250,3 +252,32 @@ def test_indexed_text_joins_content_and_index_text():
     assert indexed_text({"content": "Yes!"}) == "Yes!"
     assert indexed_text({"content": "Yes!", "index_text": "Paris trip"}) == "Yes!\nParis trip"
     assert indexed_text({"content": "Yes!", "index_text": ["not", "text"]}) == "Yes!"  # a hand-edited file
+
+
+# -- the analyzer's loop reads each piece's kind from findall (no second match per piece) ----------
+def _reference_terms(text: str) -> list[str]:
+    """The analyzer's loop as first written: one regex match per piece to tell a CJK run."""
+    from v2_memory.text import analyzer as A
+    cjk = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    terms, asking, framing = [], frozenset(), frozenset()
+    for piece in re.findall(rf"[{cjk}]+|[^\W_{cjk}]+", unicodedata.normalize("NFKC", text).casefold()):
+        if re.match(rf"[{cjk}]", piece):
+            terms.extend(A._cjk_terms(piece))
+        elif piece not in A.STOP_WORDS and piece not in asking and piece not in framing:
+            terms.append(A.stem(piece))
+        asking = A._ASKING_PAIRS.get(piece, frozenset())
+        framing = A.FRAME_VERBS if piece in A._WH_WORDS else framing
+    return terms
+
+
+_ANALYZER_WORDS = ["what", "time", "how", "long", "did", "the", "doctor", "say", "said", "about", "my", "knee",
+                   "which", "one", "paintings", "painted", "钢琴课", "是什么时候", "我的", "猫", "吗", "ｶﾀｶﾅ", "ひらがな",
+                   "Ａ１", "don't", "it's", "tell", "me", "when", "2024", "_x_", "Café", "naïve", "ß", "?", "，", " ", "\n"]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(_ANALYZER_WORDS), max_size=20).map(" ".join))
+@example("what 钢琴课 time")  # a CJK run between an asking word and its noun: the noun counts
+@example("what 猫 did the doctor say")
+def test_analyze_equals_its_first_form(text):
+    assert analyze(text) == _reference_terms(text)

@@ -44,9 +44,9 @@ __all__ = ["analyze", "stem", "STOP_WORDS", "FUNCTION_BIGRAMS", "QUESTION_WORDS_
 # Ideographs (the basic block, extension A, compatibility ideographs) and Japanese kana: written
 # without spaces, so they are cut into bigrams rather than split into words.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-# A CJK run, or a run of letters and digits that are not CJK (``[^\W_]`` is a letter or a digit).
-_PIECE = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
-_IS_CJK = re.compile(rf"[{_CJK}]")
+# A CJK run, or a run of letters and digits that are not CJK (``[^\W_]`` is a letter or a digit):
+# ``findall`` gives (run, word) pairs, one of the two empty, so the kind of a piece is known at once.
+_PIECE = re.compile(rf"([{_CJK}]+)|([^\W_{_CJK}]+)")
 
 # English function words, with the pieces contractions leave once apostrophes split them
 # ("don't" → "don", "t"; "it's" → "it", "s").
@@ -105,13 +105,16 @@ def _terms(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     asking: frozenset[str] = frozenset()  # words that ask when they follow the previous piece
     framing: frozenset[str] = frozenset()  # the frame verbs, once a wh-word has been seen
-    for piece in _PIECE.findall(unicodedata.normalize("NFKC", text).casefold()):
-        if _IS_CJK.match(piece):
-            terms.extend(_cjk_terms(piece))
-        elif piece not in STOP_WORDS and piece not in asking and piece not in framing:
-            terms.append(stem(piece))
-        asking = _ASKING_PAIRS.get(piece, frozenset())
-        framing = FRAME_VERBS if piece in _WH_WORDS else framing
+    for run, word in _PIECE.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if run:
+            terms.extend(_cjk_terms(run))
+            asking = frozenset()  # a CJK run asks nothing of the next piece, and frames nothing
+            continue
+        if word not in STOP_WORDS and word not in asking and word not in framing:
+            terms.append(stem(word))
+        asking = _ASKING_PAIRS.get(word, frozenset())
+        if word in _WH_WORDS:
+            framing = FRAME_VERBS
     return tuple(terms)
 
 
