@@ -122,6 +122,58 @@ def test_several_writer_processes_lose_nothing_and_each_sees_the_others(pg_schem
     watcher.close()
 
 
+# -- round trips: writes nobody waits for travel together ----------------------------------------
+
+def _round_trips(db: PostgresDatabase, monkeypatch) -> list[str]:
+    """Every exchange with the server from now on: each ``_run`` is one round trip."""
+    trips: list[str] = []
+    original = PostgresDatabase._run
+
+    def counted(self, action, **kw):
+        trips.append(getattr(action, "__qualname__", "?"))
+        return original(self, action, **kw)
+
+    monkeypatch.setattr(PostgresDatabase, "_run", counted)
+    return trips
+
+
+def test_an_add_and_a_read_take_few_round_trips(pg_schema, monkeypatch):
+    with MemoryManager(store_path=pg_schema.url, window_size=2) as memory:
+        for n in range(6):
+            memory.add(Message("user", f"第{n}条 记忆 agent memory", "ann"))
+        memory.build_context("记忆 memory", "ann")
+        trips = _round_trips(memory.storage.db, monkeypatch)
+        memory.add(Message("user", "one more 记忆", "ann"))  # a window push and a summary fold too
+        add = len(trips)
+        trips.clear()
+        memory.build_context("one more 记忆", "ann")
+        read = len(trips)
+    # BEGIN (with the lock and the commit counter), the record's INSERT … RETURNING id, one read of
+    # ledger rows, and the COMMIT carrying every queued write: 4 (one round trip per statement was 10).
+    assert add <= 4, add
+    assert read <= 7, read
+
+
+def test_queued_writes_are_seen_by_the_next_read_and_fail_the_commit(pg_schema):
+    db = PostgresDatabase(pg_schema.url)
+    try:
+        db.ensure("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT NOT NULL);")
+        with db.transaction():
+            db.executemany("INSERT INTO t VALUES (?, ?)", [("a", "1"), ("b", "2")])
+            db.write("UPDATE t SET v = ? WHERE k = ?", ("3", "b"))
+            assert db.fetchall("SELECT k, v FROM t ORDER BY k") == [("a", "1"), ("b", "3")]  # sent first
+        with pytest.raises(StoreError):
+            with db.transaction():
+                db.write("INSERT INTO t VALUES (?, ?)", ("c", "4"))
+                db.write("INSERT INTO t VALUES (?, ?)", ("a", "dup"))  # fails only when sent, at COMMIT
+        assert db.fetchall("SELECT k, v FROM t ORDER BY k") == [("a", "1"), ("b", "3")]  # c rolled back too
+        with db.transaction():  # the connection is usable again, nothing left queued
+            db.write("INSERT INTO t VALUES (?, ?)", ("d", "5"))
+        assert db.fetchone("SELECT v FROM t WHERE k = ?", ("d",)) == ("5",)
+    finally:
+        db.close()
+
+
 # -- erasure on a server -------------------------------------------------------------------------
 
 content = st.text(alphabet="记忆污染阈值咖啡 agentmemory", min_size=1, max_size=12).filter(str.strip)

@@ -56,14 +56,15 @@ class QueryHelpers:
             rows += self.fetchall(sql.format(marks=",".join("?" * len(part))), [*leading, *part])  # type: ignore[attr-defined]
         return rows
 
-    def execute_in(self, sql: str, values: Iterable[object], *leading: object) -> int:
+    def write_in(self, sql: str, values: Iterable[object], *leading: object) -> None:
         """Run the write statement ``sql`` (its ``{marks}`` as in ``rows_in``) over ``values``,
-        ``CHUNK`` at a time: one statement per chunk, never one per value; return the rows changed."""
+        ``CHUNK`` at a time: one statement per chunk, never one per value; nothing waits for an
+        answer (see ``write``)."""
         values = list(dict.fromkeys(values))
         with self.transaction():  # type: ignore[attr-defined]  # every chunk or none
-            return sum(self.execute(sql.format(marks=",".join("?" * len(values[start:start + CHUNK]))),  # type: ignore[attr-defined]
-                                    [*leading, *values[start:start + CHUNK]])
-                       for start in range(0, len(values), CHUNK))
+            for start in range(0, len(values), CHUNK):
+                part = values[start:start + CHUNK]
+                self.write(sql.format(marks=",".join("?" * len(part))), [*leading, *part])  # type: ignore[attr-defined]
 
     def meta(self, key: str) -> str | None:
         row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
@@ -209,6 +210,10 @@ class StateDatabase(QueryHelpers):
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Run one write statement inside a transaction; return the rows it changed."""
         return self._write(lambda: self._db.execute(sql, args).rowcount)
+
+    def write(self, sql: str, args: Sequence[Any] = ()) -> None:
+        """A write whose answer nobody needs (on a server it waits for the next round trip)."""
+        self.execute(sql, args)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self._write(lambda: self._db.executemany(sql, rows))

@@ -82,7 +82,7 @@ class Ledger:
             for table in ("identifiers", "facts") if self.ids_reused else ():
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
             # An upsert that resets every column (SQLite's INSERT OR REPLACE, in SQL PostgreSQL speaks too).
-            self.db.execute(
+            self.db.write(
                 "INSERT INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT (record_id) DO UPDATE SET scope = excluded.scope, verified = excluded.verified, "
                 "base_weight = excluded.base_weight, isolated = excluded.isolated, usage = 1.0, conflict = 1.0, "
@@ -114,14 +114,14 @@ class Ledger:
                      streak: int) -> None:
         """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row."""
         with self.db.transaction():
-            self.db.execute_in("UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id IN ({marks})",
-                               admitted, hit)
+            self.db.write_in("UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id IN ({marks})",
+                             admitted, hit)
             # Only the rows this read touched: a read costs what its candidates cost, never the whole table.
             # One statement per chunk of ids: the streak counts this miss, and the ``streak``-th costs ×``miss``
             # (every right-hand side reads the row as it was, so both test ``miss_streak + 1``).
-            self.db.execute_in("UPDATE memories SET usage = CASE WHEN miss_streak + 1 >= ? THEN usage * ? ELSE usage END, "
-                               "miss_streak = CASE WHEN miss_streak + 1 >= ? THEN 0 ELSE miss_streak + 1 END "
-                               "WHERE record_id IN ({marks})", missed, streak, miss, streak)
+            self.db.write_in("UPDATE memories SET usage = CASE WHEN miss_streak + 1 >= ? THEN usage * ? ELSE usage END, "
+                             "miss_streak = CASE WHEN miss_streak + 1 >= ? THEN 0 ELSE miss_streak + 1 END "
+                             "WHERE record_id IN ({marks})", missed, streak, miss, streak)
 
     def weights(self, scope: str | None = None) -> list[float]:
         """Base × usage × conflict of every registered memory (of one scope, or all)."""
@@ -259,9 +259,9 @@ class Ledger:
 
     def reinforce(self, record_ids: Iterable[int], factor: float, cap: float = 1.0) -> None:
         """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``."""
-        self.db.execute_in("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
-                           "miss_streak = 0 WHERE record_id IN ({marks})",  # min(usage × factor, cap), in any SQL
-                           record_ids, factor, cap, factor, cap)
+        self.db.write_in("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
+                         "miss_streak = 0 WHERE record_id IN ({marks})",  # min(usage × factor, cap), in any SQL
+                         record_ids, factor, cap, factor, cap)
 
     def files(self) -> list[Path]:
         return self.db.files()

@@ -110,6 +110,7 @@ class PostgresDatabase(QueryHelpers):
         self._has_meta = False
         self._own_commits = 0  # commits this connection made: data_version leaves them out
         self._commits_at_begin: int | None = None  # the commit counter, as the open transaction began
+        self._pending: list[tuple[str, list]] = []  # executemany rows not sent yet (see executemany)
         self.closed_reason: str | None = None
         self._db = self._connect(fsync)
         self.ensure(_META)
@@ -221,23 +222,34 @@ class PostgresDatabase(QueryHelpers):
             self._rollback()
             return
         try:
-            self._run(self._commit)
+            self._run(self._commit, send_pending=False)  # the commit takes the pending rows itself
         except BaseException:
             self._rollback()
             raise
         self._own_commits += 1
 
     def _commit(self) -> None:
-        """Count the commit (for other connections' change detection), then commit, in one round trip."""
+        """Send the pending rows, count the commit (for other connections' change detection) and
+        commit: one pipeline, one round trip."""
         # meta may not exist yet in the very first transaction (the one creating it): then nothing to count.
-        if self._has_meta or self._db.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0]:
-            self._has_meta = True
-            self._db.execute(f"INSERT INTO meta (key, value) VALUES ('{_COMMITS}', '1') ON CONFLICT (key) DO UPDATE "
-                             "SET value = (meta.value::bigint + 1)::text; COMMIT")
-        else:
+        if not self._has_meta:
+            self._has_meta = self._db.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0]
+        with self._db.pipeline():
+            self._queue_pending()
+            if self._has_meta:
+                self._db.execute(f"INSERT INTO meta (key, value) VALUES ('{_COMMITS}', '1') ON CONFLICT (key) DO UPDATE "
+                                 "SET value = (meta.value::bigint + 1)::text")
             self._db.execute("COMMIT")
 
+    def _queue_pending(self) -> None:
+        """Inside a pipeline: queue every pending ``executemany`` (sent when the pipeline syncs)."""
+        pending, self._pending = self._pending, []
+        cursor = self._db.cursor()
+        for sql, rows in pending:
+            cursor.executemany(sql, rows)
+
     def _rollback(self) -> None:
+        self._pending.clear()
         try:
             self._db.execute("ROLLBACK")
         except self._psycopg.Error:
@@ -251,18 +263,38 @@ class PostgresDatabase(QueryHelpers):
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Run one write statement inside a transaction; return the rows it changed."""
         with self.transaction():
-            return self._run(lambda: self._db.execute(_translate_sql(sql), args).rowcount)
+            return self._ask(_translate_sql(sql), args, lambda cursor: cursor.rowcount)
+
+    def write(self, sql: str, args: Sequence[Any] = ()) -> None:
+        """A write whose answer nobody needs: queued like ``executemany``'s rows."""
+        self.executemany(sql, [args])
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """Queue rows to write; nothing waits for their answer, so they travel with the next
+        statement that needs one, or with the ``COMMIT``: one round trip for all of them (a round
+        trip costs more than the rows). An error in them fails that statement or the commit, and
+        the whole transaction rolls back, as always."""
         rows = list(rows)
         if rows:
             with self.transaction():
-                self._run(lambda: self._db.cursor().executemany(_translate_sql(sql), rows))
+                self._pending.append((_translate_sql(sql), rows))
+
+    def _ask(self, sql: str, args: Sequence[Any], answer: Any) -> Any:
+        """Run one statement and read ``answer(cursor)``; queued writes go first, in the same round trip."""
+        def run() -> Any:
+            if not self._pending:
+                return answer(self._db.execute(sql, args))
+            with self._db.pipeline() as pipeline:
+                self._queue_pending()
+                cursor = self._db.execute(sql, args)
+                pipeline.sync()
+            return answer(cursor)
+        return self._run(run, send_pending=False)
 
     def insert_id(self, sql: str, column: str, args: Sequence[Any] = ()) -> int:
         """Run one ``INSERT``; return the number ``column`` gave the new row (``RETURNING``)."""
         with self.transaction():
-            return self._run(lambda: self._db.execute(_translate_sql(sql) + f" RETURNING {column}", args).fetchone()[0])
+            return self._ask(_translate_sql(sql) + f" RETURNING {column}", args, lambda cursor: cursor.fetchone()[0])
 
     def last_id(self, table: str, column: str) -> int:
         """The highest number ``table``'s ``column`` has handed out (0 for none), even if since deleted."""
@@ -286,11 +318,11 @@ class PostgresDatabase(QueryHelpers):
 
     def fetchall(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
         with self._lock:
-            return self._run(lambda: self._db.execute(_translate_sql(sql), args).fetchall())
+            return self._ask(_translate_sql(sql), args, lambda cursor: cursor.fetchall())
 
     def fetchone(self, sql: str, args: Sequence[Any] = ()) -> tuple | None:
         with self._lock:
-            return self._run(lambda: self._db.execute(_translate_sql(sql), args).fetchone())
+            return self._ask(_translate_sql(sql), args, lambda cursor: cursor.fetchone())
 
 
     def set_meta(self, key: str, value: str) -> None:
@@ -319,10 +351,13 @@ class PostgresDatabase(QueryHelpers):
                     self._run(lambda: self._db.execute(f"VACUUM {names}"))
 
     # -- errors ----------------------------------------------------------------------------------
-    def _run(self, action: Any) -> Any:
+    def _run(self, action: Any, *, send_pending: bool = True) -> Any:
         if self.closed_reason is not None:
             raise StoreClosedError(f"this memory is closed: {self.closed_reason}", path=self.where)
         try:
+            if send_pending and self._pending:  # queued rows first: the statement may read them
+                with self._db.pipeline():
+                    self._queue_pending()
             return action()
         except self._psycopg.Error as exc:
             if isinstance(exc, self._psycopg.errors.ReadOnlySqlTransaction):

@@ -139,7 +139,7 @@ class TrackTables:
         drop = next(d for d in range(len(old) + 1) if [(r, m) for _, r, m in old[d:]] == new[:len(old) - d])
         kept = old[drop:]
         if drop:
-            self.db.execute("DELETE FROM windows WHERE scope = ? AND position <= ?", (key, old[drop - 1][0]))
+            self.db.write("DELETE FROM windows WHERE scope = ? AND position <= ?", (key, old[drop - 1][0]))
         start = old[-1][0] + 1 if old else 0
         added = [(start + n, rid, m) for n, (rid, m) in enumerate(new[len(kept):])]
         self.db.executemany("INSERT INTO windows VALUES (?, ?, ?, ?)",
@@ -155,12 +155,12 @@ class TrackTables:
             return new
         # parts as [record_id, snippet] pairs when the summarizer says which record each shows
         parts = list(new.parts) if new.shows is None else [list(pair) for pair in zip(new.shows, new.parts)]
-        self.db.execute("INSERT INTO summaries VALUES (?, ?, '[]', ?) ON CONFLICT (scope) DO UPDATE SET "
-                        "text = excluded.text, covers = excluded.covers, parts = excluded.parts",
-                        (key, new.text, _dumps(parts)))
+        self.db.write("INSERT INTO summaries VALUES (?, ?, '[]', ?) ON CONFLICT (scope) DO UPDATE SET "
+                      "text = excluded.text, covers = excluded.covers, parts = excluded.parts",
+                      (key, new.text, _dumps(parts)))
         appended = len(new.covers) >= len(old.covers) and new.covers[:len(old.covers)] == old.covers
         if not appended:
-            self.db.execute("DELETE FROM summary_covers WHERE scope = ?", (key,))
+            self.db.write("DELETE FROM summary_covers WHERE scope = ?", (key,))
         start = len(old.covers) if appended else 0
         self.db.executemany("INSERT INTO summary_covers VALUES (?, ?, ?)",
                             [(key, start + n, rid) for n, rid in enumerate(new.covers[start:])])
