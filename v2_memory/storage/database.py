@@ -24,7 +24,7 @@ import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, NoReturn, Sequence
 
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
 from ..files import open_private_append
@@ -121,6 +121,8 @@ class StateDatabase(QueryHelpers):
         db.execute("PRAGMA journal_mode = WAL")
         db.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
         db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        # From here on this connection waits for locks itself (``_translate``: every millisecond).
+        db.execute("PRAGMA busy_timeout = 0")
         return db
 
     # -- schema --------------------------------------------------------------------------------
@@ -169,28 +171,8 @@ class StateDatabase(QueryHelpers):
                                          "nothing in the transaction was committed", path=self._where)
 
     def _begin_immediate(self) -> None:
-        """``BEGIN IMMEDIATE`` (take the write lock now), retried every millisecond while another
-        connection holds it, for up to ``BUSY_SECONDS``.
-
-        SQLite's own busy handler sleeps longer and longer between tries (up to 100 ms), so with
-        several writers a waiter sleeps through most moments the lock is free: one slow add made
-        the others wait seconds. Trying often is cheap (no I/O) and hands the lock on at once."""
-        def begin() -> None:
-            deadline = time.monotonic() + BUSY_SECONDS
-            while True:
-                try:
-                    self._db.execute("BEGIN IMMEDIATE")
-                    return
-                except sqlite3.OperationalError as exc:
-                    if not _is_busy(exc) or time.monotonic() > deadline:
-                        raise
-                    time.sleep(0.001)
-
-        self._translate(lambda: self._db.execute("PRAGMA busy_timeout = 0"))
-        try:
-            self._translate(begin)  # errors (busy for BUSY_SECONDS, a full disk) as StoreError
-        finally:
-            self._db.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+        """``BEGIN IMMEDIATE``: take the write lock now (``_translate`` waits while another holds it)."""
+        self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))
 
     def _finish(self) -> None:
         if self._failed:
@@ -216,7 +198,9 @@ class StateDatabase(QueryHelpers):
         self.execute(sql, args)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        self._write(lambda: self._db.executemany(sql, rows))
+        rows = list(rows)
+        if rows:  # no rows, no statement (SQLite would still prepare it)
+            self._write(lambda: self._db.executemany(sql, rows))
 
     def insert_id(self, sql: str, column: str, args: Sequence[Any] = ()) -> int:
         """Run one ``INSERT`` into a table whose ``column`` numbers its rows; return the new number."""
@@ -302,18 +286,33 @@ class StateDatabase(QueryHelpers):
                               ResidueWarning, stacklevel=4)
 
     def _translate(self, action: Any) -> Any:
+        """Run ``action``; while another connection holds the lock it needs, try again every
+        millisecond for up to ``BUSY_SECONDS``; SQLite's errors become ``StoreError``s.
+
+        (SQLite's own busy handler sleeps longer and longer between tries, up to 100 ms, so with
+        several writers a waiter slept through most moments the lock was free: one slow add made
+        the others wait seconds. Trying often is cheap, no I/O, and hands the lock on at once. A
+        statement that met a busy lock did nothing, so it is safe to run again.)"""
         if self.closed_reason is not None:
             raise StoreClosedError(f"this memory is closed: {self.closed_reason}", path=self._where)
-        try:
-            return action()
-        except sqlite3.DatabaseError as exc:
-            message = str(exc)
-            if _is_busy(exc):
-                raise StoreError(f"the state database is busy ({message}); another process holds it too long",
-                                 path=self._where) from exc
-            if "readonly" in message or "read-only" in message:
-                raise StoreError(f"the state database cannot be written ({message})", path=self._where) from exc
-            raise StoreError(f"state database error: {message}", path=self._where) from exc
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
+            try:
+                return action()
+            except sqlite3.DatabaseError as exc:
+                if _is_busy(exc) and time.monotonic() < deadline:
+                    time.sleep(0.001)
+                    continue
+                self._raise(exc)
+
+    def _raise(self, exc: sqlite3.DatabaseError) -> NoReturn:
+        message = str(exc)
+        if _is_busy(exc):
+            raise StoreError(f"the state database is busy ({message}); another process holds it too long",
+                             path=self._where) from exc
+        if "readonly" in message or "read-only" in message:
+            raise StoreError(f"the state database cannot be written ({message})", path=self._where) from exc
+        raise StoreError(f"state database error: {message}", path=self._where) from exc
 
     def _require_writable(self) -> None:
         if self.read_only:

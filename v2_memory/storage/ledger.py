@@ -46,7 +46,10 @@ def scope_key(user_id: str, tenant_id: str | None = None) -> str:
     >>> scope_key("u1"), scope_key("u1", "acme")
     ('[null,"u1"]', '["acme","u1"]')
     """
-    return json.dumps([tenant_id, user_id], ensure_ascii=False, separators=(",", ":"))
+    return _compact_json([tenant_id, user_id])
+
+
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once: called on every call
 
 
 class Ledger:
