@@ -551,6 +551,32 @@ def test_no_statement_grows_with_the_number_of_records(tmp_path):
     assert max(s.count(",") for s in statements) < CHUNK + 10
 
 
+def test_a_transaction_reads_ledger_rows_once_until_it_writes(tmp_path):
+    """Inside one transaction (it holds the write lock) a row read is not read again, and wanted
+    ids come with the next query; any write, and the transaction's end, forget what was read."""
+    from v2_memory.storage.ledger import Ledger
+
+    ledger = Ledger(StateDatabase(tmp_path / "l.sqlite3"))
+    for rid in (1, 2, 3):
+        ledger.register(rid, '[null,"u"]', verified=True, base_weight=1.0)
+    statements: list[str] = []
+    ledger.db._db.set_trace_callback(lambda sql: statements.append(sql) if "FROM memories" in sql else None)
+    with ledger.db.transaction():
+        ledger.want([2, 3])
+        assert set(ledger.states([1])) == {1}
+        assert set(ledger.states([2, 3, 1])) == {1, 2, 3} and len(statements) == 1  # 2 and 3 came along
+        assert ledger.states([99]) == {} and len(statements) == 2  # unknown ids are asked, and remembered
+        assert ledger.states([99]) == {} and len(statements) == 2
+        ledger.supersede(2, 3, 0.5)  # a write: what was read may be stale
+        assert ledger.states([2])[2].superseded_by == 3 and len(statements) == 3
+    ledger.states([1])
+    ledger.states([1])
+    assert len(statements) == 5  # outside a transaction every call reads (another process may write)
+    with ledger.db.transaction():
+        ledger.states([1])
+    assert len(statements) == 6  # a new transaction starts from nothing
+
+
 def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path, monkeypatch):
     monkeypatch.setattr("v2_memory.storage.database.BUSY_SECONDS", 0.05)  # not the real 30 s wait
     db = StateDatabase(tmp_path / "s.sqlite3")

@@ -250,6 +250,11 @@ class MemoryManager(Displayed):
                 require_id(name, value)  # it is written to the read log: never personal data
         with self._lock:
             self._ensure(scope)
+            # The window's and the summary's records are judged after the candidates: their ledger
+            # rows come with the candidates' (inside build_context's transaction; see Ledger.states).
+            shows = self.summaries.get(scope).shows or ()
+            self.ledger.want([rid for rid, _ in self.window.entries(scope) if rid is not None]
+                             + [rid for rid in shows if rid is not None])
             explanation = self.governor.explain(query, scope, threshold=self.threshold, top_k=top_k,
                                                 session_id=session_id, task_id=task_id, domain=domain)
             if not with_summary:

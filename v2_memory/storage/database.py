@@ -85,6 +85,7 @@ class StateDatabase(QueryHelpers):
         self._lock = threading.RLock()
         self._depth = 0  # open transaction blocks; SQLite's BEGIN/COMMIT happen at depth 0
         self._failed = False
+        self.epoch = 0  # moves at every write and every transaction's start and end (see Ledger.states)
         self.closed_reason: str | None = None  # why this database was closed, once it is
         try:
             self._db = self._connect(fsync)
@@ -153,6 +154,7 @@ class StateDatabase(QueryHelpers):
                 self._require_writable()
                 self._begin_immediate()
                 self._failed = False
+                self.epoch += 1
             self._depth += 1
             clean = False
             try:
@@ -165,6 +167,7 @@ class StateDatabase(QueryHelpers):
                 self._depth -= 1
                 if self._depth == 0:
                     swallowed = clean and self._failed
+                    self.epoch += 1
                     self._finish()
                     if swallowed:  # never report success for what was rolled back
                         raise StoreError("a block inside this transaction failed and its error was caught: "
@@ -209,6 +212,7 @@ class StateDatabase(QueryHelpers):
     def _write(self, action: Any) -> Any:
         """A write joins the open block (a failure dooms it), or runs in a block of its own."""
         with self._lock:
+            self.epoch += 1
             if self._depth:  # the common case, a dozen times per add: no block to open
                 try:
                     return self._translate(action)

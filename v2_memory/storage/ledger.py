@@ -63,6 +63,11 @@ class Ledger:
         # took it rolled back, and then this ledger row rolled back with it.
         self.ids_reused = ids_reused
         self.path = self.db.path
+        # Rows read in the open transaction, valid until it writes or ends (``states``), and ids
+        # wanted soon, fetched with the next query (``want``).
+        self._known: dict[int, MemoryState | None] = {}
+        self._known_epoch: int | None = None
+        self._wanted: list[int] = []
         self.db.ensure(_SCHEMA)
         self._check_version()
 
@@ -94,7 +99,37 @@ class Ledger:
             )
 
     def states(self, record_ids: Iterable[int]) -> dict[int, MemoryState]:
-        """Governance state of each id; ids never registered are absent (treat as defaults)."""
+        """Governance state of each id; ids never registered are absent (treat as defaults).
+
+        Inside a transaction (which holds the store's write lock: no one else writes meanwhile),
+        rows already read are not read again until the transaction writes or ends, and the ids
+        ``want`` named come with the first query: a read that judges its candidates, then its
+        summary, then its window asks once, not three times (three round trips on a server)."""
+        ids = list(dict.fromkeys(record_ids))
+        if not self.db.in_transaction:
+            return self._read_states(ids)
+        known = self._current()
+        missing = [rid for rid in ids if rid not in known]
+        if missing:
+            fetch = list(dict.fromkeys(missing + [rid for rid in self._wanted if rid not in known]))
+            self._wanted = []
+            rows = self._read_states(fetch)
+            known.update((rid, rows.get(rid)) for rid in fetch)
+        return {rid: state for rid in ids if (state := known[rid]) is not None}
+
+    def want(self, record_ids: Iterable[int]) -> None:
+        """Ids this transaction will ask ``states`` about soon: they ride along with its next query."""
+        if self.db.in_transaction:
+            self._current()
+            self._wanted += record_ids
+
+    def _current(self) -> dict[int, MemoryState | None]:
+        """The rows read in this transaction since its last write (emptied when that changes)."""
+        if self._known_epoch != self.db.epoch:
+            self._known, self._known_epoch, self._wanted = {}, self.db.epoch, []
+        return self._known
+
+    def _read_states(self, record_ids: list[int]) -> dict[int, MemoryState]:
         rows = self._rows_in("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
                              "isolated FROM memories WHERE record_id IN ({marks})", record_ids)
         return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}

@@ -111,6 +111,7 @@ class PostgresDatabase(QueryHelpers):
         self._own_commits = 0  # commits this connection made: data_version leaves them out
         self._commits_at_begin: int | None = None  # the commit counter, as the open transaction began
         self._pending: list[tuple[str, list]] = []  # executemany rows not sent yet (see executemany)
+        self.epoch = 0  # moves at every write and every transaction's start and end (see Ledger.states)
         self.closed_reason: str | None = None
         self._db = self._connect(fsync)
         self.ensure(_META)
@@ -165,6 +166,7 @@ class PostgresDatabase(QueryHelpers):
         with self._lock:
             if self._depth == 0:
                 self._begin()
+                self.epoch += 1
             self._depth += 1
             clean = False
             try:
@@ -177,6 +179,7 @@ class PostgresDatabase(QueryHelpers):
                 self._depth -= 1
                 if self._depth == 0:
                     swallowed = clean and self._failed
+                    self.epoch += 1
                     self._finish()
                     if swallowed:  # never report success for what was rolled back
                         raise StoreError("a block inside this transaction failed and its error was caught: "
@@ -263,6 +266,7 @@ class PostgresDatabase(QueryHelpers):
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:
         """Run one write statement inside a transaction; return the rows it changed."""
         with self.transaction():
+            self.epoch += 1
             return self._ask(_translate_sql(sql), args, lambda cursor: cursor.rowcount)
 
     def write(self, sql: str, args: Sequence[Any] = ()) -> None:
@@ -277,6 +281,7 @@ class PostgresDatabase(QueryHelpers):
         rows = list(rows)
         if rows:
             with self.transaction():
+                self.epoch += 1
                 self._pending.append((_translate_sql(sql), rows))
 
     def _ask(self, sql: str, args: Sequence[Any], answer: Any) -> Any:
@@ -294,6 +299,7 @@ class PostgresDatabase(QueryHelpers):
     def insert_id(self, sql: str, column: str, args: Sequence[Any] = ()) -> int:
         """Run one ``INSERT``; return the number ``column`` gave the new row (``RETURNING``)."""
         with self.transaction():
+            self.epoch += 1
             return self._ask(_translate_sql(sql) + f" RETURNING {column}", args, lambda cursor: cursor.fetchone()[0])
 
     def last_id(self, table: str, column: str) -> int:
