@@ -154,8 +154,10 @@ def test_an_add_and_a_read_take_few_round_trips(pg_schema, monkeypatch):
     assert read <= 5, read  # BEGIN, the facts, the ledger rows (the window's and summary's with them), the summary's records, COMMIT
 
 
-def test_queued_writes_are_seen_by_the_next_read_and_fail_the_commit(pg_schema):
+@pytest.mark.parametrize("pipelines", [True, False], ids=["queued", "libpq-13-sends-at-once"])
+def test_queued_writes_are_seen_by_the_next_read_and_fail_the_commit(pg_schema, pipelines):
     db = PostgresDatabase(pg_schema.url)
+    db._pipelines = pipelines and db._pipelines  # a libpq older than 14 has no pipeline mode
     try:
         db.ensure("CREATE TABLE IF NOT EXISTS t (k TEXT PRIMARY KEY, v TEXT NOT NULL);")
         with db.transaction():

@@ -577,6 +577,35 @@ def test_a_transaction_reads_ledger_rows_once_until_it_writes(tmp_path):
     assert len(statements) == 6  # a new transaction starts from nothing
 
 
+def test_another_thread_never_sees_rows_read_inside_a_transaction_it_does_not_own(tmp_path):
+    """The rows a transaction read are its own: another thread waits for it to end, then reads
+    what was committed (here: nothing, the transaction rolls back)."""
+    import threading
+
+    from v2_memory.storage.ledger import Ledger
+
+    ledger = Ledger(StateDatabase(tmp_path / "l.sqlite3"))
+    ledger.register(1, '[null,"u"]', verified=True, base_weight=1.0)
+    read_inside, seen = threading.Event(), {}
+
+    def other_thread() -> None:
+        read_inside.wait(5)
+        seen["superseded_by"] = ledger.states([1])[1].superseded_by
+
+    reader = threading.Thread(target=other_thread)
+    reader.start()
+    with pytest.raises(RuntimeError):
+        with ledger.db.transaction():
+            ledger.supersede(1, 2, 0.5)  # not committed
+            ledger.states([1])  # now known inside this transaction
+            read_inside.set()
+            reader.join(0.3)  # the reader must be waiting for the lock, not done
+            assert reader.is_alive()
+            raise RuntimeError("roll back")
+    reader.join(5)
+    assert seen == {"superseded_by": None}
+
+
 def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path, monkeypatch):
     monkeypatch.setattr("v2_memory.storage.database.BUSY_SECONDS", 0.05)  # not the real 30 s wait
     db = StateDatabase(tmp_path / "s.sqlite3")
@@ -832,3 +861,13 @@ def test_with_an_embedder_build_context_after_a_restart_is_what_it_was_before(ba
     with backend.open(clock=clock, governance=NO_USAGE, window_size=3, embedder=again) as memory:
         assert _contexts(memory) == before
     assert set(again.texts) <= set(QUERIES)
+
+
+def test_only_another_connections_lock_is_waited_for():
+    """SQLITE_BUSY (another connection holds the lock) is retried; SQLITE_LOCKED (a conflict inside
+    this connection, which no wait resolves) fails at once."""
+    from v2_memory.storage.database import _is_busy
+
+    busy, locked = sqlite3.OperationalError("database is locked"), sqlite3.OperationalError("database table is locked")
+    busy.sqlite_errorcode, locked.sqlite_errorcode = sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED
+    assert _is_busy(busy) and not _is_busy(locked)

@@ -66,6 +66,11 @@ class QueryHelpers:
                 part = values[start:start + CHUNK]
                 self.write(sql.format(marks=",".join("?" * len(part))), [*leading, *part])  # type: ignore[attr-defined]
 
+    @property
+    def lock(self) -> Any:
+        """The connection's lock, held by a transaction from its start to its end."""
+        return self._lock  # type: ignore[attr-defined]
+
     def meta(self, key: str) -> str | None:
         row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
         return row[0] if row else None
@@ -104,8 +109,9 @@ class StateDatabase(QueryHelpers):
             if self.path is None or not self.path.exists():
                 return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
             uri = f"{self.path.resolve().as_uri()}?mode=ro"
-            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS)
             db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            db.execute("PRAGMA busy_timeout = 0")  # as below: ``_translate`` waits from here on
             return db
         if self.path is not None and (not self.path.exists() or self.path.stat().st_size == 0):
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -202,7 +208,7 @@ class StateDatabase(QueryHelpers):
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = list(rows)
-        if rows:  # no rows, no statement (SQLite would still prepare it)
+        if rows or not self._depth:  # no rows inside an open block: no statement (SQLite would still prepare it)
             self._write(lambda: self._db.executemany(sql, rows))
 
     def insert_id(self, sql: str, column: str, args: Sequence[Any] = ()) -> int:
@@ -295,8 +301,10 @@ class StateDatabase(QueryHelpers):
 
         (SQLite's own busy handler sleeps longer and longer between tries, up to 100 ms, so with
         several writers a waiter slept through most moments the lock was free: one slow add made
-        the others wait seconds. Trying often is cheap, no I/O, and hands the lock on at once. A
-        statement that met a busy lock did nothing, so it is safe to run again.)"""
+        the others wait seconds. Trying often is cheap, no I/O, and hands the lock on at once.
+        What can meet a busy lock is a ``BEGIN IMMEDIATE``, a read, a schema script of ``IF NOT
+        EXISTS`` statements or a checkpoint: inside our transactions we hold the write lock
+        already, so every retried action is one that did nothing, or nothing twice.)"""
         if self.closed_reason is not None:
             raise StoreClosedError(f"this memory is closed: {self.closed_reason}", path=self._where)
         deadline = time.monotonic() + BUSY_SECONDS
@@ -344,5 +352,9 @@ class StateDatabase(QueryHelpers):
 
 
 def _is_busy(exc: sqlite3.DatabaseError) -> bool:
-    """Whether SQLite refused because another connection holds a lock (worth waiting for)."""
-    return "locked" in str(exc) or "busy" in str(exc)
+    """Whether SQLite refused because another connection holds a lock (SQLITE_BUSY: worth waiting
+    for; not SQLITE_LOCKED, a conflict inside one connection that no wait resolves)."""
+    code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+
+    if code is not None:
+        return code & 0xFF == sqlite3.SQLITE_BUSY
+    return "database is locked" in str(exc) or "busy" in str(exc)

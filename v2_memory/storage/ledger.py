@@ -106,22 +106,25 @@ class Ledger:
         ``want`` named come with the first query: a read that judges its candidates, then its
         summary, then its window asks once, not three times (three round trips on a server)."""
         ids = list(dict.fromkeys(record_ids))
-        if not self.db.in_transaction:
-            return self._read_states(ids)
-        known = self._current()
-        missing = [rid for rid in ids if rid not in known]
-        if missing:
-            fetch = list(dict.fromkeys(missing + [rid for rid in self._wanted if rid not in known]))
-            self._wanted = []
-            rows = self._read_states(fetch)
-            known.update((rid, rows.get(rid)) for rid in fetch)
-        return {rid: state for rid in ids if (state := known[rid]) is not None}
+        # subtle: the lock, so another thread waits for the transaction (and never sees its rows) as before.
+        with self.db.lock:
+            if not self.db.in_transaction:
+                return self._read_states(ids)
+            known = self._current()
+            missing = [rid for rid in ids if rid not in known]
+            if missing:
+                fetch = list(dict.fromkeys(missing + [rid for rid in self._wanted if rid not in known]))
+                self._wanted = []
+                rows = self._read_states(fetch)
+                known.update((rid, rows.get(rid)) for rid in fetch)
+            return {rid: state for rid in ids if (state := known[rid]) is not None}
 
     def want(self, record_ids: Iterable[int]) -> None:
         """Ids this transaction will ask ``states`` about soon: they ride along with its next query."""
-        if self.db.in_transaction:
-            self._current()
-            self._wanted += record_ids
+        with self.db.lock:
+            if self.db.in_transaction:
+                self._current()
+                self._wanted += record_ids
 
     def _current(self) -> dict[int, MemoryState | None]:
         """The rows read in this transaction since its last write (emptied when that changes)."""

@@ -130,6 +130,7 @@ class PostgresDatabase(QueryHelpers):
             # from None: libpq's message may quote the connection string; the scrubbed text is kept.
             raise StoreError(f"cannot connect to PostgreSQL ({self._scrub(exc)})", path=self.where) from None
         self._psycopg = psycopg
+        self._pipelines = psycopg.Pipeline.is_supported()  # libpq 14+; else every write is sent at once
         self._key = db.execute("SELECT hashtext(current_schema())").fetchone()[0]  # one lock per store
         # Without fsync a commit returns before the server flushes its WAL: a client killed at any
         # moment loses nothing committed, a server crash may lose the last commits (SQLite's NORMAL).
@@ -237,11 +238,15 @@ class PostgresDatabase(QueryHelpers):
         # meta may not exist yet in the very first transaction (the one creating it): then nothing to count.
         if not self._has_meta:
             self._has_meta = self._db.execute("SELECT to_regclass('meta') IS NOT NULL").fetchone()[0]
+        count = (f"INSERT INTO meta (key, value) VALUES ('{_COMMITS}', '1') ON CONFLICT (key) DO UPDATE "
+                 "SET value = (meta.value::bigint + 1)::text")
+        if not self._pipelines:  # nothing is ever queued then; one string, one round trip
+            self._db.execute(f"{count}; COMMIT" if self._has_meta else "COMMIT")
+            return
         with self._db.pipeline():
             self._queue_pending()
             if self._has_meta:
-                self._db.execute(f"INSERT INTO meta (key, value) VALUES ('{_COMMITS}', '1') ON CONFLICT (key) DO UPDATE "
-                                 "SET value = (meta.value::bigint + 1)::text")
+                self._db.execute(count)
             self._db.execute("COMMIT")
 
     def _queue_pending(self) -> None:
@@ -282,7 +287,10 @@ class PostgresDatabase(QueryHelpers):
         if rows:
             with self.transaction():
                 self.epoch += 1
-                self._pending.append((_translate_sql(sql), rows))
+                if self._pipelines:
+                    self._pending.append((_translate_sql(sql), rows))
+                else:
+                    self._run(lambda: self._db.cursor().executemany(_translate_sql(sql), rows))
 
     def _ask(self, sql: str, args: Sequence[Any], answer: Any) -> Any:
         """Run one statement and read ``answer(cursor)``; queued writes go first, in the same round trip."""
