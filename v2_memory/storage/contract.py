@@ -187,12 +187,13 @@ class Storage:
                 self.audit.append_events(name, [event])
             return
         with self.transaction():
-            seq = self.db.insert_id("INSERT INTO outbox (log, user_id, tenant_id, event) VALUES (?, ?, ?, '')", "seq",
-                                    (name, event.user_id, event.tenant_id))
+            # The next number, read inside the transaction (it holds the write lock: no one else
+            # takes it), so the row is written once, holding the log line as it will be appended.
+            seq = self.db.last_id("outbox", "seq") + 1
             event = AuditEvent(event.kind, event.time, event.user_id, event.tenant_id, event.session_id,
                                {**event.data, "seq": seq})
-            # Encoded once: the outbox row holds the log line as it will be appended.
-            self.db.execute("UPDATE outbox SET event = ? WHERE seq = ?", (encode_event(event), seq))
+            self.db.execute("INSERT INTO outbox (seq, log, user_id, tenant_id, event) VALUES (?, ?, ?, ?, ?)",
+                            (seq, name, event.user_id, event.tenant_id, encode_event(event)))
 
     def _flush_outbox(self, *, after_crash: bool = False) -> None:
         """Append the committed outbox rows the logs do not hold yet. Normally those are the rows
