@@ -871,3 +871,36 @@ def test_only_another_connections_lock_is_waited_for():
     busy, locked = sqlite3.OperationalError("database is locked"), sqlite3.OperationalError("database table is locked")
     busy.sqlite_errorcode, locked.sqlite_errorcode = sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED
     assert _is_busy(busy) and not _is_busy(locked)
+
+
+def test_opening_waits_while_another_process_switches_the_file_to_wal(tmp_path, monkeypatch):
+    """Processes opening a file left in rollback mode all switch it to WAL at once, and SQLite answers
+    all but one "database is locked" without waiting (a busy handler could deadlock there): opening
+    waits and tries again, as every other statement does. Simulated: the first switch is refused."""
+    import sqlite3 as real
+
+    path = tmp_path / "s.sqlite3"
+    StateDatabase(path).close()  # closing leaves the file in rollback mode, as in the shared bench
+    connect, refused = real.connect, []
+
+    class Contended:
+        def __init__(self, db):
+            self._db = db
+
+        def execute(self, sql, *args):
+            if sql.startswith("PRAGMA journal_mode = WAL") and not refused:
+                refused.append(sql)
+                error = real.OperationalError("database is locked")
+                error.sqlite_errorcode = real.SQLITE_BUSY
+                raise error
+            return self._db.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self._db, name)
+
+    monkeypatch.setattr(real, "connect", lambda *a, **k: Contended(connect(*a, **k)))
+    db = StateDatabase(path)
+    try:
+        assert refused and db.fetchone("PRAGMA journal_mode")[0] == "wal"
+    finally:
+        db.close()

@@ -95,6 +95,9 @@ class StateDatabase(QueryHelpers):
         try:
             self._db = self._connect(fsync)
         except sqlite3.DatabaseError as exc:
+            if _is_busy(exc):
+                raise StoreError(f"the state database stayed locked by another process for {BUSY_SECONDS:g} s "
+                                 f"({exc})", path=self._where) from exc
             raise StoreCorruptError(f"not a readable v2_memory state database ({exc})", path=self._where) from exc
 
     @property
@@ -109,9 +112,8 @@ class StateDatabase(QueryHelpers):
             if self.path is None or not self.path.exists():
                 return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
             uri = f"{self.path.resolve().as_uri()}?mode=ro"
-            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=BUSY_SECONDS)
-            db.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            db.execute("PRAGMA busy_timeout = 0")  # as below: ``_translate`` waits from here on
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=0)
+            _waiting(lambda: db.execute("SELECT count(*) FROM sqlite_master").fetchone())
             return db
         if self.path is not None and (not self.path.exists() or self.path.stat().st_size == 0):
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -119,17 +121,18 @@ class StateDatabase(QueryHelpers):
             self.created = True
         elif self.path is None:
             self.created = True
-        # isolation_level=None: we issue BEGIN and COMMIT ourselves, so blocks can nest.
+        # isolation_level=None: we issue BEGIN and COMMIT ourselves, so blocks can nest. timeout=0:
+        # this connection waits for locks itself (``_waiting``: every millisecond).
         db = sqlite3.connect(str(self.path) if self.path else ":memory:", check_same_thread=False,
-                             isolation_level=None, timeout=BUSY_SECONDS)
+                             isolation_level=None, timeout=0)
         db.execute("PRAGMA secure_delete = ON")  # freed pages are zeroed: erased text leaves the file
         # WAL: readers never block the writer, and a commit is an append (no flush unless fsync=True;
         # like the record file, a kill -9 loses nothing committed, a power cut may lose the last commits).
-        db.execute("PRAGMA journal_mode = WAL")
+        # subtle: several processes opening a file left in rollback mode all switch it at once; SQLite
+        # answers all but one "locked" without calling any busy handler (it would deadlock), so wait here.
+        _waiting(lambda: db.execute("PRAGMA journal_mode = WAL"))
         db.execute(f"PRAGMA synchronous = {'FULL' if fsync else 'NORMAL'}")
-        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
-        # From here on this connection waits for locks itself (``_translate``: every millisecond).
-        db.execute("PRAGMA busy_timeout = 0")
+        _waiting(lambda: db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"))
         return db
 
     # -- schema --------------------------------------------------------------------------------
@@ -307,15 +310,10 @@ class StateDatabase(QueryHelpers):
         already, so every retried action is one that did nothing, or nothing twice.)"""
         if self.closed_reason is not None:
             raise StoreClosedError(f"this memory is closed: {self.closed_reason}", path=self._where)
-        deadline = time.monotonic() + BUSY_SECONDS
-        while True:
-            try:
-                return action()
-            except sqlite3.DatabaseError as exc:
-                if _is_busy(exc) and time.monotonic() < deadline:
-                    time.sleep(0.001)
-                    continue
-                self._raise(exc)
+        try:
+            return _waiting(action)
+        except sqlite3.DatabaseError as exc:
+            self._raise(exc)
 
     def _raise(self, exc: sqlite3.DatabaseError) -> NoReturn:
         message = str(exc)
@@ -349,6 +347,19 @@ class StateDatabase(QueryHelpers):
                 except sqlite3.DatabaseError:
                     pass
             self._db.close()
+
+
+def _waiting(action: Any) -> Any:
+    """Run ``action``, again every millisecond while another connection holds the lock it needs
+    (for up to ``BUSY_SECONDS``); any other error, or the last busy one, is raised as it is."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            return action()
+        except sqlite3.DatabaseError as exc:
+            if not _is_busy(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.001)
 
 
 def _is_busy(exc: sqlite3.DatabaseError) -> bool:
