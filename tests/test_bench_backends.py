@@ -16,7 +16,7 @@ def test_a_tiny_run_reports_every_backend_size_and_target(tmp_path):
         ("json", 100, 2), ("json", 200, 4), ("sqlite", 100, 2), ("sqlite", 200, 4)]
     for row in report["sizes"]:
         for part in (row["bare"]["first_search"], row["bare"]["warm_search"], row["bare"]["add"],
-                     row["governed"]["add"], row["governed"]["build_context"]):
+                     row["governed"]["add"], row["governed"]["batch_add"], row["governed"]["build_context"]):
             assert part["n"] > 0 and 0 < part["median_ms"] <= part["p95_ms"]
     assert [(c["backend"], c["records"], c["turns"]) for c in report["chat"]] == [("json", 200, 10), ("sqlite", 200, 10)]
     assert all(c["add"]["n"] == c["build_context"]["n"] == 2 for c in report["chat"])  # the last fifth

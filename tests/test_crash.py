@@ -166,3 +166,50 @@ def test_kill_minus_nine_never_half_applies_an_add_an_erase_or_a_forget(tmp_path
             holding = [name for name, data in files.items() if secret.encode() in data]
             assert not holding, f"{secret} (acknowledged gone) is still in {holding}; the writer printed {out[-300:]!r}"
     assert len(erased) >= 3 and len(forgot) >= 3  # the writers really got that far
+
+
+BATCH_WRITER = r"""
+import sys
+from v2_memory import MemoryManager, Message
+memory = MemoryManager(store_path=sys.argv[1], window_size=2)
+k = memory.store.last_id * 10  # a fresh user per batch (ids only grow)
+while True:
+    k += 1
+    with memory.batch():
+        for n in range(4):
+            memory.add(Message("user", f"b{k} note {n} " + "记忆污染 " * 200, f"b{k}", session_id="s"))
+    print("batch", k, flush=True)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs POSIX kill -9")
+@pytest.mark.parametrize("store_name", ["memory_store.json", "memory.sqlite3", "postgresql"])
+def test_kill_minus_nine_keeps_a_batch_whole_or_not_at_all(tmp_path, store_name, request):
+    """Killed at any moment: every acknowledged batch is all there, in every track; an
+    unacknowledged one is all there or not there at all, never some of its adds."""
+    from v2_memory import MemoryManager
+    from v2_memory.observe.audit import TornLogLineWarning
+
+    rng = random.Random(5)
+    server = request.getfixturevalue("pg_schema") if store_name == "postgresql" else None
+    path = server.url if server is not None else tmp_path / store_name
+    acknowledged: set[int] = set()
+    for _ in range(6):
+        out = _run_and_kill(BATCH_WRITER, path, rng.uniform(0.0, 0.5))
+        acknowledged.update(int(line.split()[1]) for line in _complete_lines(out))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", (TornRecordWarning, TornLogLineWarning, UncommittedRecordWarning))
+            with MemoryManager(store_path=path, window_size=2) as memory:
+                records = memory.store.all_records()
+                per_user: dict[str, int] = {}
+                for record in records:
+                    per_user[record["user_id"]] = per_user.get(record["user_id"], 0) + 1
+                assert set(per_user.values()) <= {4}, per_user  # never part of a batch
+                assert {f"b{k}" for k in acknowledged} <= set(per_user)
+                registered = {row[0] for row in memory.storage.db.fetchall("SELECT record_id FROM memories")}
+                assert registered == {r["record_id"] for r in records}
+                logged = {e.user_id for e in memory.audit.writes() if e.kind == "write"}
+                assert logged == set(per_user)
+                for user in per_user:
+                    assert len(memory.recent_messages(user)) == 2 and memory.summary(user)
+    assert len(acknowledged) >= 6

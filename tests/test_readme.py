@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ def test_python_examples_run_and_print_what_their_comments_say(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     blocks = re.findall(r"```python\n(.*?)```", README, re.S)
     assert len(blocks) >= 2
-    for block in blocks:
+    for block in map(textwrap.dedent, blocks):  # an example inside a list item is indented
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(block, "README.md", "exec"), {})

@@ -268,6 +268,115 @@ def test_a_failed_add_leaves_no_trace_and_a_retry_stores_one_copy(backend, clock
         assert len([e for e in memory.audit.writes() if e.kind == "write"]) == 2
 
 
+# -- batches ---------------------------------------------------------------------------------------
+
+BATCH = [("user", "我用安卓手机"), ("assistant", "好的，记下了"), ("user", "刚才说错了，应该是iPhone"),
+         ("user", "CS201 作业 周五截止"), ("user", "记住我不吃香菜"), ("user", "组会在周三 记忆"), ("user", "I use a Mac")]
+
+
+def _commits(memory: MemoryManager, monkeypatch) -> list[int]:
+    """Counts the outermost commits of the manager's database (every backend ends a block in ``_finish``)."""
+    count = [0]
+    finish = memory.storage.db._finish
+
+    def counting() -> None:
+        count[0] += 1
+        finish()
+
+    monkeypatch.setattr(memory.storage.db, "_finish", counting)
+    return count
+
+
+def test_a_batch_is_one_commit_and_reads_as_the_same_adds_one_by_one(backend, clock, monkeypatch):
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3) as memory:
+        for role, text in BATCH:
+            memory.add(Message(role, text, "one_by_one"))
+        commits = _commits(memory, monkeypatch)
+        with memory.batch():
+            results = [memory.add(Message(role, text, "batched")) for role, text in BATCH]
+            inside = memory.build_context("手机 记忆", "batched")  # a read inside sees the batch's writes
+        assert commits[0] == 1
+        assert all(r.record_id is not None for r in results if r.source == "user_input")
+        expected = [memory.build_context(q, "one_by_one") for q in QUERIES]
+        assert inside == memory.build_context("手机 记忆", "batched")
+        assert [memory.build_context(q, "batched") for q in QUERIES] == expected
+        facts = [(f.key, f.value, f.status) for f in memory.facts("one_by_one")]
+        assert [(f.key, f.value, f.status) for f in memory.facts("batched")] == facts
+    with backend.open(clock=clock, governance=NO_USAGE, window_size=3) as memory:  # a restart
+        assert [memory.build_context(q, "batched") for q in QUERIES] == expected
+        assert memory.summary("batched") == memory.summary("one_by_one")
+        assert len([e for e in memory.audit.writes() if e.user_id == "batched"]) == len(BATCH)
+
+
+def test_a_batch_that_raises_commits_nothing(backend, clock):
+    with backend.open(clock=clock, window_size=2) as memory:
+        memory.add(Message("user", "A0 note 记忆", "bob"))
+        with pytest.raises(KeyError):
+            with memory.batch():
+                for n in (1, 2, 3):
+                    memory.add(Message("user", f"A{n} note 记忆", "bob"))
+                memory.start_task("bob", "paper")
+                raise KeyError("the caller's own failure")
+        assert [m.content for m in memory.recent_messages("bob")] == ["A0 note 记忆"]
+        assert [r["content"] for r in memory.store.records("bob")] == ["A0 note 记忆"]
+        assert memory.task("bob", "paper") is None
+        assert [e.data["content"] for e in memory.audit.writes() if e.kind == "write"] == ["A0 note 记忆"]
+        memory.add(Message("user", "A4 note 记忆", "bob"))  # the manager goes on as if the batch never ran
+    with backend.open(clock=clock, window_size=2) as memory:
+        assert [m.content for m in memory.recent_messages("bob")] == ["A0 note 记忆", "A4 note 记忆"]
+        assert [r["content"] for r in memory.store.records("bob")] == ["A0 note 记忆", "A4 note 记忆"]
+
+
+def test_a_refused_message_inside_a_batch_keeps_the_rest(backend, clock):
+    from v2_memory import SensitiveDataError
+
+    with backend.open(clock=clock, governance=GovernancePolicy(sensitive_policy="refuse")) as memory:
+        with memory.batch():
+            memory.add(Message("user", "CS201 作业 周五截止", "ann"))
+            with pytest.raises(SensitiveDataError):
+                memory.add(Message("user", "我的手机号是 13812345678", "ann"))
+            memory.add(Message("user", "组会在周三", "ann"))
+    with backend.open(clock=clock) as memory:
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "组会在周三"]
+    assert b"13812345678" not in _bytes_on_disk(backend)
+
+
+def test_erasure_and_nesting_refuse_to_run_inside_a_batch(backend, clock):
+    with backend.open(clock=clock) as memory:
+        kept = memory.add(Message("user", "CS201 作业 周五截止", "ann")).record_id
+        with memory.batch():
+            with pytest.raises(RuntimeError, match="outside memory.batch"):
+                memory.erase_user("ann")
+            with pytest.raises(RuntimeError, match="outside memory.batch"):
+                memory.forget("ann", kept)
+            with pytest.raises(RuntimeError, match="do not nest"):
+                with memory.batch():
+                    pass
+            memory.add(Message("user", "组会在周三", "ann"))
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "组会在周三"]
+        assert memory.erase_user("ann").store == 2  # and after the batch it runs as always
+
+
+def test_another_connection_sees_a_batch_only_when_it_ends(backend, clock):
+    if backend.name == "json":
+        pytest.skip("a JSON store has one writer process; its files are not read live by others")
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "CS201 作业 周五截止", "ann"))
+        with memory.batch():
+            memory.add(Message("user", "组会在周三", "ann"))
+            seen_inside = _records_another_connection_sees(backend, "ann")
+        seen_after = _records_another_connection_sees(backend, "ann")
+    assert (seen_inside, seen_after) == (1, 2)
+
+
+def _records_another_connection_sees(backend: Backend, user: str) -> int:
+    count = "SELECT count(*) FROM {}records WHERE user_id = "
+    if backend.schema is not None:
+        return backend.schema._admin.execute(count.format(backend.schema.name + ".") + "%s", (user,)).fetchone()[0]
+    with sqlite3.connect(backend.target) as other:
+        return other.execute(count.format("") + "?", (user,)).fetchone()[0]
+
+
 # -- erasure ---------------------------------------------------------------------------------------
 
 def test_erase_with_audit_off_still_scrubs_the_logs_it_finds(backend, clock):

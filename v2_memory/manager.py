@@ -103,6 +103,7 @@ class MemoryManager(Displayed):
         self._logging = audit is not False
         self._lock = threading.RLock()
         self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
+        self._unsaved: dict[tuple[str | None, str], None] | None = None  # in a batch: scopes saved at its end
         self._summary_memo: dict[tuple[str | None, str], tuple[tuple, Summary]] = {}  # scope -> (ids shown, fold)
 
     @property
@@ -132,20 +133,61 @@ class MemoryManager(Displayed):
         if not isinstance(message, Message):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
         scope = (message.tenant_id, message.user_id)
-        with self._lock, self._changing(scope):
+        with self._lock:
             if message.timestamp is None:
                 message = replace(message, timestamp=self._now())
-            result, shown = self.governor.write(message)
-            if self._logging:
-                self.storage.log("writes", write_event(replace(message, content=shown.content), result))
-            # Messages pushed out of the user's window are folded into that user's summary —
-            # except unverified model output, which must not come back through the summary either.
-            for record_id, expired in self.window.push(scope, result.record_id, shown):
-                if self.governor.may_summarize(record_id):
-                    self.summaries.fold(scope, expired, record_id)
-            if result.supersedes:
-                self._adopt_splits(scope, set(result.supersedes))
-            return result
+            plan = self.governor.plan(message)  # may refuse it: before any transaction is touched
+            with self._changing(scope):
+                return self._write(scope, message, plan)
+
+    def _write(self, scope: tuple[str | None, str], message: Message, plan: Any) -> WriteResult:
+        result, shown = self.governor.write(message, plan)
+        if self._logging:
+            self.storage.log("writes", write_event(replace(message, content=shown.content), result))
+        # Messages pushed out of the user's window are folded into that user's summary —
+        # except unverified model output, which must not come back through the summary either.
+        for record_id, expired in self.window.push(scope, result.record_id, shown):
+            if self.governor.may_summarize(record_id):
+                self.summaries.fold(scope, expired, record_id)
+        if result.supersedes:
+            self._adopt_splits(scope, set(result.supersedes))
+        return result
+
+    @contextmanager
+    def batch(self) -> Iterator[MemoryManager]:
+        """Many calls as one transaction: one commit, and each user's tracks saved once, at the end.
+
+            with memory.batch():
+                for message in history:
+                    memory.add(message)
+
+        All or nothing: nothing in the block is committed until it ends, and if it raises, none of
+        it is (the manager reads its tracks back from storage). A message the write policy refuses
+        (``SensitiveDataError``) is refused before it touches the batch, so catching that error
+        inside keeps the rest; any other error inside dooms the whole block. Reads inside see the
+        block's writes; other processes see them when it ends. The block holds the store's write
+        lock throughout (other writers wait), so keep it to a bulk load, not a conversation.
+        ``erase_user`` and ``forget`` commit on their own and refuse to run inside.
+        """
+        with self._lock:
+            if self._unsaved is not None:
+                raise RuntimeError("memory.batch() blocks do not nest")
+            self._unsaved = {}
+            try:
+                with self.storage.transaction():
+                    yield self
+                    for scope in self._unsaved:
+                        self._save(scope)
+            except BaseException:
+                self._fresh.clear()  # rolled back: every cached track is read again
+                raise
+            finally:
+                self._unsaved = None
+
+    def _not_in_batch(self, call: str) -> None:
+        if self._unsaved is not None:
+            raise RuntimeError(f"{call}() commits on its own and returns its receipt after the commit: "
+                               "call it outside memory.batch()")
 
     def verify(self, record_id: int, *, user_id: str | None = None, tenant_id: str | None = None) -> bool:
         """A user confirmed this (model-written) memory: it becomes verified, full weight.
@@ -386,6 +428,7 @@ class MemoryManager(Displayed):
         """
         scope = require_scope(user_id, tenant_id)
         with self._lock:
+            self._not_in_batch("erase_user")
             self._summary_memo.pop(scope, None)  # a refolded summary holds the user's words too
             with self._changing(scope):
                 window, summary = self.window.erase(scope), self.summaries.erase(scope)
@@ -413,6 +456,7 @@ class MemoryManager(Displayed):
         All or nothing, like ``erase_user``."""
         scope = require_scope(user_id, tenant_id)
         with self._lock:
+            self._not_in_batch("forget")
             record = self.store.get(record_id)
             if record is None or (record.get("tenant_id"), record["user_id"]) != scope:
                 return False
@@ -489,7 +533,10 @@ class MemoryManager(Displayed):
             with self.storage.transaction():
                 self._ensure(scope)
                 yield
-                self._save(scope)
+                if self._unsaved is None:
+                    self._save(scope)
+                else:
+                    self._unsaved[scope] = None  # saved once, when the batch ends
         except BaseException:
             self._fresh.discard(scope)  # read back from storage on next use
             raise
@@ -498,7 +545,7 @@ class MemoryManager(Displayed):
         """Make the scope's cached tracks current: read them from storage the first time, and again
         whenever another process (or another manager on the same file) has committed since."""
         if self.storage.changed_elsewhere():
-            self._fresh.clear()
+            self._fresh.intersection_update(self._unsaved or ())  # a batch's unsaved tracks are the truth
         if scope not in self._fresh:
             self._load(scope)
             self._fresh.add(scope)

@@ -10,7 +10,8 @@ same records per user at every size, so a user's own data stays the same while t
 3. bare store: a user's first search (builds that user's index), warm search, and an atomic
    ``add`` (``with storage.transaction(): records.add(...)``: one commit each);
 4. governed: ``MemoryManager.add`` and ``MemoryManager.build_context`` (one commit each, read log
-   and usage included), next to the bare numbers.
+   and usage included), next to the bare numbers; and ``add`` inside ``memory.batch()`` (one
+   commit per ``BATCH_ADDS``: each add's share of its batch).
 
 Then, on the largest size, one user's chat: ``chat_turns`` turns of ``add`` then ``build_context``
 through the manager, so the window, the summary and its covers are in play as in a real agent (the
@@ -48,6 +49,7 @@ __all__ = ["run_backend_benchmark", "format_backend_report", "add_arguments", "r
 SUFFIX = {"json": "memory_store.json", "sqlite": "memory.sqlite3"}
 BACKENDS = ("json", "sqlite", "postgres")
 FILL_CHUNK = 1_000  # adds per transaction while filling
+BATCH_ADDS = 20  # adds per memory.batch() in the governed batch timing
 
 
 def _latency(seconds: Sequence[float]) -> dict[str, float]:
@@ -105,7 +107,7 @@ def _bare(storage: Any, calls: list[tuple[str, str]], adds: list[tuple[str, str,
 
 
 def _governed(path: Path | str, calls: list[tuple[str, str]], adds: list[tuple[str, str, str]], top_k: int,
-              warm_queries: list[str]) -> dict:
+              warm_queries: list[str], batched_adds: list[tuple[str, str, str]]) -> dict:
     """Warm means every queried user's index and tracks are loaded, with *other* queries: a timed
     query or add text is never one the process has read before (no text cache answers it)."""
     with MemoryManager(store_path=path) as memory:
@@ -113,7 +115,16 @@ def _governed(path: Path | str, calls: list[tuple[str, str]], adds: list[tuple[s
             memory.build_context(query, user, top_k=top_k)
         context = _timed(calls, lambda call: memory.build_context(call[1], call[0], top_k=top_k))
         add = _timed(adds, lambda m: memory.add(Message(m[1], m[2], m[0])))
-    return {"build_context": context, "add": add}
+
+        def batch(first: int) -> None:
+            with memory.batch():
+                for user, role, content in batched_adds[first:first + BATCH_ADDS]:
+                    memory.add(Message(role, content, user))
+
+        starts = range(0, len(batched_adds) - BATCH_ADDS + 1, BATCH_ADDS)
+        shares = _timed(starts, batch)  # per batch; below, each add's share of it
+        batched = {"n": len(starts) * BATCH_ADDS, **{k: shares[k] / BATCH_ADDS for k in ("median_ms", "p95_ms")}}
+    return {"build_context": context, "add": add, "batch_add": batched}
 
 
 def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: int, seed: int,
@@ -124,6 +135,7 @@ def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: in
     adds = [(user, "user", f"{query} 新增") for user, query in generate_queries(queries, users, seed + 1)]
     governed_adds = [(user, "user", f"{query} 又记") for user, query in generate_queries(queries, users, seed + 2)]
     warm_queries = [query for _, query in generate_queries(queries, users, seed + 3)]
+    batched_adds = [(user, "user", f"{query} 批量") for user, query in generate_queries(max(queries, BATCH_ADDS), users, seed + 5)]
     path = place(backend, count)
     progress(f"{backend} {count:,} records ({users} users): fill")
     fill_s = _fill(path, messages)
@@ -133,7 +145,7 @@ def _bench_size(backend: str, count: int, per_user: int, queries: int, top_k: in
         bare = _bare(storage, calls, adds, top_k)
     finally:
         storage.close()
-    governed = _governed(path, calls, governed_adds, top_k, warm_queries)
+    governed = _governed(path, calls, governed_adds, top_k, warm_queries, batched_adds)
     return {"backend": backend, "records": count, "users": users, "fill_s": fill_s, "reopen_s": reopen_s,
             "bare": bare, "governed": governed, "path": str(path)}
 
@@ -313,6 +325,7 @@ def _targets(rows: list[dict], shared: list[dict]) -> list[dict[str, Any]]:
             ratio = context / small["governed"]["build_context"]["median_ms"]
             found.append(target(f"{at}: build_context vs {small['records']:,}", ratio, "x", 1.5))
         found.append(target(f"{at}: governed add median (no fsync)", large["governed"]["add"]["median_ms"], "ms", 0.3))
+        found.append(target(f"{at}: governed add in a batch median", large["governed"]["batch_add"]["median_ms"], "ms", 0.3))
     for run in shared:
         found.append(target(f"{run['backend']} shared ({run['mode']}): lost writes", run["lost"], "", 0))
         found.append(target(f"{run['backend']} shared ({run['mode']}): errors", run["errors"], "", 0))
@@ -329,10 +342,12 @@ def format_backend_report(report: dict[str, Any]) -> str:
     lines = [f"v2_memory bench --backend: {s['records_per_user']} records per user, {s['queries']} queries, "
              f"top_k={s['top_k']}, seed {s['seed']}, fsync off; cells are median / p95 ms", ""]
     lines += format_table(
-        ["backend", "records", "reopen s", "1st search", "warm search", "store add", "governed add", "build_context"],
+        ["backend", "records", "reopen s", "1st search", "warm search", "store add", "governed add", "in a batch",
+         "build_context"],
         [[r["backend"], f"{r['records']:,}", f"{r['reopen_s']:.3f}", _ms(r["bare"]["first_search"]),
           _ms(r["bare"]["warm_search"]), _ms(r["bare"]["add"]), _ms(r["governed"]["add"]),
-          _ms(r["governed"]["build_context"])] for r in report["sizes"]], "lrrrrrrr")
+          _ms(r["governed"].get("batch_add")), _ms(r["governed"]["build_context"])] for r in report["sizes"]],
+        "lrrrrrrrr")
     lines += [""] + format_table(
         ["one user's chat", "store records", "turns", "add (last fifth)", "build_context (last fifth)"],
         [[r["backend"], f"{r['records']:,}", f"{r['turns']:,}", _ms(r["add"]), _ms(r["build_context"])]

@@ -84,10 +84,11 @@ class Governor:
         self.state = StateTracker(clock, policy.session_ttl, policy.task_ttl)
 
     # -- write path --------------------------------------------------------------------------
-    def write(self, message: Message) -> tuple[WriteResult, Message]:
-        """Store ``message`` as policy says; return the result and the message the window should show."""
+    def write(self, message: Message, plan: WritePlan | None = None) -> tuple[WriteResult, Message]:
+        """Store ``message`` as policy says (``plan``: this message's ``plan``, if made already);
+        return the result and the message the window should show."""
         scope = (message.tenant_id, message.user_id)
-        plan = self._plan(message)
+        plan = plan if plan is not None else self.plan(message)
         record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
         if message.session_id is not None:
             self.state.touch_session(scope, message.session_id)
@@ -127,7 +128,8 @@ class Governor:
             facts += [f for f in self.ledger.facts_by_record([record_id]).get(record_id, []) if f not in facts]
         return supersedes, reasons, facts
 
-    def _plan(self, message: Message) -> WritePlan:
+    def plan(self, message: Message) -> WritePlan:
+        """What the write policy decides for ``message``, before anything is stored (it may refuse)."""
         if self.policy.enabled:
             return plan_write(message, sensitive_policy=self.policy.sensitive_policy, rates=self.policy.rates,
                               judge=self.policy.judge)
