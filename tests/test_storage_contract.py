@@ -327,6 +327,63 @@ def test_a_batch_that_raises_commits_nothing(backend, clock):
         assert [r["content"] for r in memory.store.records("bob")] == ["A0 note 记忆", "A4 note 记忆"]
 
 
+def test_after_a_batch_that_read_and_raised_the_manager_answers_as_a_fresh_one(backend, clock):
+    """Reads inside a batch cache what they saw (refolded summaries, vectors); the rollback hands
+    the batch's record ids out again, so none of that may survive it."""
+    from v2_memory.retrieval.embedder import HashingEmbedder
+
+    with backend.open(clock=clock, window_size=1, governance=NO_USAGE, embedder=HashingEmbedder(64)) as memory:
+        memory.add(Message("user", "the train to Paris", "ann"))
+        with pytest.raises(KeyError):
+            with memory.batch():
+                for text in ("coffee with Anna", "CS201 作业 周五截止", "今天 天气 不错"):
+                    memory.add(Message("user", text, "ann"))
+                memory.build_context("CS201 安排 Anna coffee", "ann")
+                memory.retrieve("Anna coffee", "ann")
+                raise KeyError("the caller's own failure")
+        for text in ("weather report for Berlin", "CS201 考试 下周三", "dentist on Thursday", "今天 天气 不错"):
+            memory.add(Message("user", text, "ann"))
+        seen = ([h.record["content"] for h in memory.retrieve("Anna coffee", "ann")],
+                memory.build_context("CS201 安排", "ann"))
+    with backend.open(clock=clock, window_size=1, governance=NO_USAGE, embedder=HashingEmbedder(64)) as memory:
+        assert ([h.record["content"] for h in memory.retrieve("Anna coffee", "ann")],
+                memory.build_context("CS201 安排", "ann")) == seen
+    assert "coffee" not in str(seen) and "周五" not in str(seen)
+
+
+def test_a_batch_saves_each_users_tracks_once_and_lists_its_new_users(backend, clock, monkeypatch):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "CS201 作业 周五截止", "dave"))
+        saved: list[tuple] = []
+        save = memory.storage.tracks.save
+        monkeypatch.setattr(memory.storage.tracks, "save", lambda scope, tracks: (saved.append(scope), save(scope, tracks)))
+        with memory.batch():
+            for n in range(5):
+                memory.add(Message("user", f"第{n}条 记忆", "ann" if n % 2 else "bob"))
+            memory.start_task("carol", "paper")
+            assert memory.users() == ["dave", "bob", "ann", "carol"]  # saved only when the batch ends
+            assert saved == []
+        assert sorted(saved) == [(None, "ann"), (None, "bob"), (None, "carol")]
+    with backend.open(clock=clock) as memory:
+        assert memory.users() == ["dave", "bob", "ann", "carol"] and memory.task("carol", "paper") is not None
+
+
+def test_a_failed_commit_after_a_batch_never_takes_back_the_batchs_records(backend, clock, monkeypatch):
+    """The JSON file undoes its last append when a COMMIT fails; a later block that appended
+    nothing must not undo an earlier, committed one."""
+    with backend.open(clock=clock) as memory:
+        with memory.batch():
+            for text in ("CS201 作业 周五截止", "组会在周三"):
+                memory.add(Message("user", text, "ann"))
+        with monkeypatch.context() as patch:
+            patch.setattr(type(memory.storage), "_set_mark", _boom)
+            with pytest.raises(OSError, match="No space"):
+                memory.start_task("ann", "paper")
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "组会在周三"]
+    with backend.open(clock=clock) as memory:
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "组会在周三"]
+
+
 def test_a_refused_message_inside_a_batch_keeps_the_rest(backend, clock):
     from v2_memory import SensitiveDataError
 

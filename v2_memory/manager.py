@@ -161,13 +161,15 @@ class MemoryManager(Displayed):
                 for message in history:
                     memory.add(message)
 
-        All or nothing: nothing in the block is committed until it ends, and if it raises, none of
-        it is (the manager reads its tracks back from storage). A message the write policy refuses
-        (``SensitiveDataError``) is refused before it touches the batch, so catching that error
-        inside keeps the rest; any other error inside dooms the whole block. Reads inside see the
-        block's writes; other processes see them when it ends. The block holds the store's write
-        lock throughout (other writers wait), so keep it to a bulk load, not a conversation.
-        ``erase_user`` and ``forget`` commit on their own and refuse to run inside.
+        All or nothing (on the built-in backends): nothing in the block is committed until it
+        ends, and if it raises, none of it is (the manager reads its tracks back from storage). A
+        message the write policy refuses (``SensitiveDataError``) is refused before it touches the
+        batch, so catching that error inside keeps the rest; any other error inside dooms the whole
+        block. Reads inside see the block's writes (the JSON backend's logs get the block's events
+        when it ends); other processes see them when it ends. The block holds the store's write
+        lock throughout, and this manager's lock: other writers, and other threads using this
+        manager, wait until it ends. Keep it to a bulk load, not a conversation. ``erase_user`` and
+        ``forget`` commit on their own and refuse to run inside.
         """
         with self._lock:
             if self._unsaved is not None:
@@ -179,7 +181,12 @@ class MemoryManager(Displayed):
                     for scope in self._unsaved:
                         self._save(scope)
             except BaseException:
-                self._fresh.clear()  # rolled back: every cached track is read again
+                # Rolled back: every cached track is read again, and nothing derived from the
+                # block's writes (refolded summaries, vectors of ids now handed out again) survives.
+                self._fresh.clear()
+                self._summary_memo.clear()
+                if self.semantic is not None:
+                    self.semantic.rolled_back()
                 raise
             finally:
                 self._unsaved = None
@@ -409,6 +416,7 @@ class MemoryManager(Displayed):
         with self._lock:
             seen = dict.fromkeys(self.store.users(tenant_id=tenant_id))  # by first stored record
             seen.update(dict.fromkeys(user for tenant, user in self.storage.tracks.scopes() if tenant == tenant_id))
+            seen.update(dict.fromkeys(user for tenant, user in self._unsaved or () if tenant == tenant_id))  # saved when the batch ends
         return list(seen)
 
     def rebuild_vectors(self) -> int:

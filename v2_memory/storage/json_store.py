@@ -256,6 +256,7 @@ class JsonVectorStore:
     def _flush_pending(self) -> None:
         pending, self._pending = self._pending, None
         lines, self._pending_lines = self._pending_lines, []
+        self._last_append = None  # an undo takes back this batch's append only, never an older one
         if not pending:
             return
         self._last_append = (self._log.size() if self._log is not None else 0, [r["record_id"] for r in pending])

@@ -204,6 +204,10 @@ class SemanticStore:
     def files(self) -> list:
         return self.store.files()
 
+    def rolled_back(self) -> None:
+        """A transaction failed: forget the vectors cached in it (its record ids are handed out again)."""
+        self._indexes.clear()
+
     def close(self) -> None:
         self._indexes.clear()
         self.store.close()
