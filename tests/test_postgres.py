@@ -154,6 +154,19 @@ def test_an_add_and_a_read_take_few_round_trips(pg_schema, monkeypatch):
     assert read <= 5, read  # BEGIN, the facts, the ledger rows (the window's and summary's with them), the summary's records, COMMIT
 
 
+def test_an_add_inside_a_batch_takes_two_round_trips(pg_schema, monkeypatch):
+    with MemoryManager(store_path=pg_schema.url, window_size=2) as memory:
+        for n in range(6):
+            memory.add(Message("user", f"第{n}条 记忆 agent memory", "ann"))
+        trips = _round_trips(memory.storage.db, monkeypatch)
+        with memory.batch():
+            for n in range(10):
+                memory.add(Message("user", f"batch {n} 记忆", "ann"))
+    # per add: the record's INSERT … RETURNING id and the ledger row of the message leaving the
+    # window; BEGIN and the COMMIT (with every queued write) once for the batch.
+    assert len(trips) <= 2 * 10 + 2, len(trips)
+
+
 @pytest.mark.parametrize("pipelines", [True, False], ids=["queued", "libpq-13-sends-at-once"])
 def test_queued_writes_are_seen_by_the_next_read_and_fail_the_commit(pg_schema, pipelines):
     db = PostgresDatabase(pg_schema.url)
