@@ -143,7 +143,7 @@ class MemoryManager(Displayed):
     def _write(self, scope: tuple[str | None, str], message: Message, plan: Any) -> WriteResult:
         result, shown = self.governor.write(message, plan)
         if self._logging:
-            self.storage.log("writes", write_event(replace(message, content=shown.content), result))
+            self.storage.log("writes", write_event(shown, result))  # shown: the message as the window holds it
         # Messages pushed out of the user's window are folded into that user's summary —
         # except unverified model output, which must not come back through the summary either.
         for record_id, expired in self.window.push(scope, result.record_id, shown):
