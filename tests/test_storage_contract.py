@@ -221,13 +221,14 @@ def test_erasing_a_user_whose_summary_an_older_release_saved_leaves_none_of_it(b
 def test_a_caught_failure_inside_a_transaction_commits_nothing_and_says_so(backend, clock):
     with backend.open(clock=clock) as memory:
         memory.add(Message("user", "A0 note 记忆", "bob"))
-        with pytest.raises(StoreError, match="nothing in the transaction was committed"):
+        with pytest.raises(StoreError, match="nothing in the transaction was committed") as raised:
             with memory.storage.transaction():
                 memory.add(Message("user", "A1 note 记忆", "bob"))
                 try:
                     memory.set_task_progress("bob", "no-such-task", 0.5)
                 except LookupError:
                     pass  # the caller swallowed it; the block is still doomed
+        assert "no-such-task" in str(raised.value) and isinstance(raised.value.__cause__, LookupError)  # names the call
         memory.add(Message("user", "A2 note 记忆", "bob"))
         seen = ([h.record["content"] for h in memory.store.search("note", "bob", top_k=5)],
                 [m.content for m in memory.recent_messages("bob")],

@@ -89,7 +89,7 @@ class StateDatabase(QueryHelpers):
         self.created = False  # True when this open made a new, empty database
         self._lock = threading.RLock()
         self._depth = 0  # open transaction blocks; SQLite's BEGIN/COMMIT happen at depth 0
-        self._failed = False
+        self._failed: BaseException | None = None  # the error that doomed the open transaction
         self.epoch = 0  # moves at every write and every transaction's start and end (see Ledger.states)
         self.closed_reason: str | None = None  # why this database was closed, once it is
         try:
@@ -162,32 +162,31 @@ class StateDatabase(QueryHelpers):
             if self._depth == 0:
                 self._require_writable()
                 self._begin_immediate()
-                self._failed = False
+                self._failed = None
                 self.epoch += 1
             self._depth += 1
             clean = False
             try:
                 yield self
                 clean = True
-            except BaseException:
-                self._failed = True
+            except BaseException as exc:
+                self._failed = exc if self._failed is None else self._failed
                 raise
             finally:
                 self._depth -= 1
                 if self._depth == 0:
-                    swallowed = clean and self._failed
+                    swallowed = self._failed if clean else None
                     self.epoch += 1
                     self._finish()
-                    if swallowed:  # never report success for what was rolled back
-                        raise StoreError("a block inside this transaction failed and its error was caught: "
-                                         "nothing in the transaction was committed", path=self._where)
+                    if swallowed is not None:  # never report success for what was rolled back
+                        raise swallowed_failure(swallowed, self._where) from swallowed
 
     def _begin_immediate(self) -> None:
         """``BEGIN IMMEDIATE``: take the write lock now (``_translate`` waits while another holds it)."""
         self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))
 
     def _finish(self) -> None:
-        if self._failed:
+        if self._failed is not None:
             self._db.rollback()
             return
         try:
@@ -225,8 +224,8 @@ class StateDatabase(QueryHelpers):
             if self._depth:  # the common case, a dozen times per add: no block to open
                 try:
                     return self._translate(action)
-                except BaseException:
-                    self._failed = True
+                except BaseException as exc:
+                    self._failed = exc if self._failed is None else self._failed
                     raise
         with self.transaction():
             return self._translate(action)
@@ -347,6 +346,13 @@ class StateDatabase(QueryHelpers):
                 except sqlite3.DatabaseError:
                     pass
             self._db.close()
+
+
+def swallowed_failure(cause: BaseException, path: Any) -> StoreError:
+    """The error for a transaction that rolled back because a block inside failed and the caller
+    caught that block's error: it names the error, so the caller can find the call."""
+    return StoreError(f"a block inside this transaction failed ({type(cause).__name__}: {cause}) and its error was "
+                      "caught: nothing in the transaction was committed", path=path)
 
 
 def _waiting(action: Any) -> Any:

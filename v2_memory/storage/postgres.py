@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
-from .database import SCHEMA_VERSION, QueryHelpers
+from .database import SCHEMA_VERSION, QueryHelpers, swallowed_failure
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
 
@@ -106,7 +106,7 @@ class PostgresDatabase(QueryHelpers):
         self.created = False
         self._lock = threading.RLock()
         self._depth = 0
-        self._failed = False
+        self._failed: BaseException | None = None  # the error that doomed the open transaction
         self._has_meta = False
         self._own_commits = 0  # commits this connection made: data_version leaves them out
         self._commits_at_begin: int | None = None  # the commit counter, as the open transaction began
@@ -173,18 +173,17 @@ class PostgresDatabase(QueryHelpers):
             try:
                 yield self
                 clean = True
-            except BaseException:
-                self._failed = True
+            except BaseException as exc:
+                self._failed = exc if self._failed is None else self._failed
                 raise
             finally:
                 self._depth -= 1
                 if self._depth == 0:
-                    swallowed = clean and self._failed
+                    swallowed = self._failed if clean else None
                     self.epoch += 1
                     self._finish()
-                    if swallowed:  # never report success for what was rolled back
-                        raise StoreError("a block inside this transaction failed and its error was caught: "
-                                         "nothing in the transaction was committed", path=self.where)
+                    if swallowed is not None:  # never report success for what was rolled back
+                        raise swallowed_failure(swallowed, self.where) from swallowed
 
     @contextmanager
     def snapshot(self) -> Iterator[PostgresDatabase]:
@@ -218,11 +217,11 @@ class PostgresDatabase(QueryHelpers):
         except BaseException:
             self._rollback()
             raise
-        self._failed = False
+        self._failed = None
 
     def _finish(self) -> None:
         self._commits_at_begin = None
-        if self._failed:
+        if self._failed is not None:
             self._rollback()
             return
         try:
