@@ -318,13 +318,10 @@ def _outputs(cell) -> list[dict]:
 
 def _shown(cell, kind: str) -> str:
     """Everything a cell showed in ``kind`` (``text/html``, ``text/plain``, or ``stream``)."""
-    parts = []
-    for output in _outputs(cell):
-        if kind == "stream" and output["output_type"] == "stream":
-            parts.append(output["text"])
-        elif output["output_type"] in ("display_data", "execute_result"):
-            parts.append(output["data"].get(kind, ""))
-    return "\n".join(parts)
+    if kind == "stream":  # one print may arrive in several chunks: they carry their own newlines
+        return "".join(output["text"] for output in _outputs(cell) if output["output_type"] == "stream")
+    return "\n".join(output["data"].get(kind, "") for output in _outputs(cell)
+                     if output["output_type"] in ("display_data", "execute_result"))
 
 
 def _tagged(cells, tag: str) -> int:
