@@ -273,3 +273,30 @@ def test_commands_print_memory_text_and_ids_escaped(tmp_path, capsys):
     main(["inspect", "--store", str(tmp_path), "--session-id", session])
     out = capsys.readouterr().out
     assert "\\x1b[2J\\x1b[31m\\u202eevil\\u2066\\x07" in out and "记忆污染" in out
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "sqlite-url", "postgres"])
+def test_every_command_works_on_a_sqlite_file_and_a_server(demo_store, tmp_path, capsys, request, backend):
+    """The operator's commands read any backend: the demo's store, migrated, answers the same."""
+    if backend == "postgres":
+        target = request.getfixturevalue("pg_schema").url
+    else:
+        target = str(tmp_path / "memory.sqlite3")
+    run_json(capsys, "migrate", str(demo_store / "memory_store.json"), target, "--json")
+    store = f"sqlite:///{target}" if backend == "sqlite-url" else target
+    for argv in (["inspect", "--session-id", "s-polluted"], ["diff", "--session-id", "s-clean", "--session-id", "s-polluted"]):
+        assert run_json(capsys, *argv, "--store", store, "--json") == run_json(capsys, *argv, "--store", str(demo_store), "--json")
+    health = run_json(capsys, "health", "--store", store, "--json")
+    assert [(m["name"], m["status"]) for m in health["metrics"]] == [
+        (m["name"], m["status"]) for m in run_json(capsys, "health", "--store", str(demo_store), "--json")["metrics"]]
+    assert main(["erase-user", "--store", store, "nobody", "--yes"]) == 1
+    assert "no memory of user 'nobody'" in capsys.readouterr().err
+    receipt = run_json(capsys, "erase-user", "--store", store, "learner-b", "--yes", "--json")
+    assert receipt["removed"]["store"] == 8 and receipt["removed"]["logs"] > 0
+    from v2_memory.observe.inspector import open_store_dir
+
+    with open_store_dir(store) as opened:
+        assert opened.store.records("learner-b") == [] and opened.store.records("learner-a")
+        assert not [e for e in opened.audit.writes() + opened.audit.reads() if e.user_id == "learner-b"]
+    if backend != "postgres":
+        assert "循环神经元".encode("utf-8") not in Path(target).read_bytes()

@@ -18,6 +18,7 @@ from ..observe.audit import AuditEvent
 from ..observe.health import health_report
 from ..observe.inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
 from ..manager import MemoryManager
+from ..storage.backends import backend_of
 from ..storage.migrate import migrate
 from ..tables import clip, escape, format_table
 
@@ -29,12 +30,20 @@ def _print_json(data: Any) -> None:
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", type=Path, required=True, metavar="PATH",
-                        help=f"the folder holding {STORE_FILE} (or the store file itself)")
+    parser.add_argument("--store", required=True, metavar="PATH",
+                        help=f"the folder holding {STORE_FILE} (or the store file itself), a SQLite file "
+                             "(.sqlite3, sqlite:///path) or a postgresql://... URL")
 
 
-def _store_file(store: Path) -> Path:
-    """The store file ``--store`` names, or an error saying whether the folder or the file is missing."""
+def _store_file(where: str) -> Path | str:
+    """The store ``--store`` names (a SQLite or server URL as it is), or an error saying whether
+    the folder or the file is missing."""
+    backend, path = backend_of(where)
+    if backend == "postgres":
+        return where
+    store = Path(path)
+    if backend == "sqlite" and store.is_file():
+        return where if where.startswith("sqlite:///") else store
     if store.is_dir():
         if not (store / STORE_FILE).is_file():
             raise ValueError(f"folder {store} holds no {STORE_FILE} (run the demo with --out {store}, "
@@ -211,8 +220,9 @@ def _erase(args: argparse.Namespace) -> int:
     with open_store_dir(path) as opened:  # read-only first: an unknown user must change nothing
         known = opened.store.records(args.user_id, tenant_id=args.tenant_id) or any(
             e.user_id == args.user_id and e.tenant_id == args.tenant_id for e in opened.audit.writes())
+        shown = opened.store_path  # a server's URL with its password masked
     if not known:
-        raise ValueError(f"no memory of user {args.user_id!r} in {path}; nothing was erased")
+        raise ValueError(f"no memory of user {args.user_id!r} in {shown}; nothing was erased")
     with MemoryManager(store_path=path) as manager:
         receipt = manager.erase_user(args.user_id, tenant_id=args.tenant_id)
     if args.json:
@@ -223,7 +233,8 @@ def _erase(args: argparse.Namespace) -> int:
     print("\n".join(format_table(["track", "removed"], rows)))
     for file in receipt.files_rewritten:
         print(f"rewrote {escape(file)}")
-    traces = [p.name for p in (path.parent / "trace.json", path.parent / "trace.js") if p.exists()]
+    folder = path.parent if isinstance(path, Path) else None  # the demo writes its traces beside a file store
+    traces = [p.name for p in (folder / "trace.json", folder / "trace.js") if p.exists()] if folder else []
     if traces:
         print(f"note: {' and '.join(traces)} here were written by the demo, not the library's tracks; "
               "they may still quote this user: delete them or run the demo again")

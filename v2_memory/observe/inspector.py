@@ -5,7 +5,8 @@ source, how trusted. Then the read log: what each query retrieved, with scores a
 how the context changed from one response to the next. And when one session went wrong and
 another did not, a *snapshot diff* lines the two up and shows where they first part ways.
 
-    open_store_dir(folder)         the store, ledger and logs of a folder, read-only
+    open_store_dir(where)          the store, ledger and logs, read-only: a folder or JSON store
+                                   file, a SQLite file, or a PostgreSQL URL
     session_turns(...)             the last N turns of a session: writes, the read, context diff
     diff_sessions(...)             two sessions aligned; every difference, and the first one
 """
@@ -17,6 +18,8 @@ from typing import Any, Sequence
 
 from .audit import AuditEvent, AuditLog
 from ..errors import StorePathError
+from ..storage.backends import backend_of
+from ..storage.database import StateDatabase
 from ..storage.ledger import Ledger
 from ..storage import JsonVectorStore
 
@@ -30,14 +33,14 @@ STORE_FILE = "memory_store.json"
 class Inspection:
     """A store folder opened for reading: nothing here can write, lock or trim a file."""
 
-    store_path: Path
-    store: JsonVectorStore
+    store_path: Path | str  # the JSON store file, the SQLite file, or the server's URL
+    store: Any  # JsonVectorStore, or the records table (SqliteVectorStore)
     ledger: Ledger
-    audit: AuditLog
+    audit: Any  # AuditLog, or the audit table (SqliteAuditLog)
 
     def close(self) -> None:
         self.store.close()
-        self.ledger.close()
+        self.ledger.close()  # closes the database the tables share, too
 
     def __enter__(self) -> Inspection:
         return self
@@ -47,7 +50,11 @@ class Inspection:
 
 
 def open_store_dir(path: Path | str) -> Inspection:
-    """Open ``path`` (a folder holding memory_store.json, or the store file itself) read-only."""
+    """Open a store read-only: a folder holding memory_store.json or that file itself, a SQLite
+    file (``.sqlite3``, ``.sqlite``, ``.db`` or ``sqlite:///path``), or a PostgreSQL URL."""
+    backend, where = backend_of(path)
+    if backend != "json":
+        return _open_tables(backend, where)
     path = Path(path)
     store_path = path / STORE_FILE if path.is_dir() else path
     if not store_path.exists():
@@ -57,6 +64,25 @@ def open_store_dir(path: Path | str) -> Inspection:
     return Inspection(store_path, JsonVectorStore(store_path, read_only=True),
                       Ledger(store_path.with_name(stem + ".governance.sqlite3"), read_only=True),
                       AuditLog(store_path.parent, stem=stem))
+
+
+def _open_tables(backend: str, where: Any) -> Inspection:
+    """A store whose records, ledger and logs are tables of one database, opened read-only."""
+    from ..storage.sqlite_store import SqliteAuditLog, SqliteVectorStore
+
+    if backend == "sqlite":
+        if not Path(where).is_file():
+            raise StorePathError("no SQLite store here", path=where)
+        db: Any = StateDatabase(where, read_only=True)
+    else:
+        from ..storage.postgres import PostgresDatabase
+
+        db = PostgresDatabase(str(where), read_only=True)
+    try:
+        return Inspection(db.where, SqliteVectorStore(db), Ledger(db), SqliteAuditLog(db))
+    except BaseException:
+        db.close()
+        raise
 
 
 # -- one session, turn by turn ------------------------------------------------------------------
