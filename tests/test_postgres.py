@@ -89,6 +89,13 @@ def test_a_working_store_never_shows_its_password(password_role, caplog):
     assert SECRET not in _everything_said(caught.value, caplog)
 
 
+def test_a_url_naming_a_schema_that_does_not_exist_says_so(pg_schema):
+    base = postgres_url()
+    url = f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{pg_schema.name}_typo"
+    with pytest.raises(StoreError, match=rf"no schema of the search_path \({pg_schema.name}_typo\) exists.*CREATE SCHEMA"):
+        MemoryManager(store_path=url)
+
+
 # -- many processes on one database ------------------------------------------------------------------
 
 def _writer(url: str, name: str, count: int) -> None:

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
+from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError
 from .database import SCHEMA_VERSION, QueryHelpers, swallowed_failure
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
@@ -132,6 +132,11 @@ class PostgresDatabase(QueryHelpers):
         self._psycopg = psycopg
         self._pipelines = psycopg.Pipeline.is_supported()  # libpq 14+; else every write is sent at once
         self._key = db.execute("SELECT hashtext(current_schema())").fetchone()[0]  # one lock per store
+        if self._key is None:  # no schema on the search_path exists: nothing could be created or read
+            search_path = db.execute("SHOW search_path").fetchone()[0]
+            db.close()
+            raise StorePathError(f"no schema of the search_path ({search_path}) exists in this database: create it "
+                                 "(CREATE SCHEMA name) or fix options=-csearch_path in the URL", path=self.where)
         # Without fsync a commit returns before the server flushes its WAL: a client killed at any
         # moment loses nothing committed, a server crash may lose the last commits (SQLite's NORMAL).
         db.execute(f"SET synchronous_commit = {'on' if fsync else 'off'}")
