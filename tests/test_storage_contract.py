@@ -399,6 +399,22 @@ def test_a_refused_message_inside_a_batch_keeps_the_rest(backend, clock):
     assert b"13812345678" not in _bytes_on_disk(backend)
 
 
+def test_a_bad_read_argument_inside_a_batch_changes_nothing(backend, clock):
+    """Argument errors are raised before anything changes: caught inside a batch, the batch commits."""
+    with backend.open(clock=clock) as memory:
+        with memory.batch():
+            memory.add(Message("user", "CS201 作业 周五截止", "ann"))
+            for read in (memory.retrieve, memory.build_context, memory.explain):
+                for args, kwargs in ((("作业", "ann"), {"top_k": 0}), (("作业", ""), {}), (("作业", 5), {}),
+                                     ((None, "ann"), {}), (("作业", "ann"), {"domain": "nope"}),
+                                     (("作业", "ann"), {"no_such_option": 1})):
+                    with pytest.raises((TypeError, ValueError)):
+                        read(*args, **kwargs)
+            memory.add(Message("user", "组会在周三", "ann"))
+    with backend.open(clock=clock) as memory:
+        assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "组会在周三"]
+
+
 def test_erasure_and_nesting_refuse_to_run_inside_a_batch(backend, clock):
     with backend.open(clock=clock) as memory:
         kept = memory.add(Message("user", "CS201 作业 周五截止", "ann")).record_id

@@ -288,15 +288,8 @@ class MemoryManager(Displayed):
         """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers;
         and, in ``summary``, which of the memories the summary covers this read may see (unless
         ``with_summary=False``: ``build_context`` judges only what the summary shows)."""
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        scope = require_scope(user_id, tenant_id)
-        check_top_k(top_k)
-        if domain is not None and domain not in DOMAINS:
-            raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
-        for name, value in (("session_id", session_id), ("task_id", task_id)):
-            if value is not None:
-                require_id(name, value)  # it is written to the read log: never personal data
+        scope = self._check_read(query, user_id, top_k, tenant_id=tenant_id, session_id=session_id,
+                                 task_id=task_id, domain=domain)
         with self._lock:
             self._ensure(scope)
             # The window's and the summary's records are judged after the candidates: their ledger
@@ -312,8 +305,26 @@ class MemoryManager(Displayed):
                                                     task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
             return replace(explanation, summary=tuple(entries))
 
+    @staticmethod
+    def _check_read(query: str, user_id: str, top_k: int, *, tenant_id: str | None = None,
+                    session_id: str | None = None, task_id: str | None = None,
+                    domain: str | None = None) -> tuple[str | None, str]:
+        """A read's arguments, checked before any transaction opens (a bad one changes nothing,
+        even inside ``batch()``); returns the scope."""
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        scope = require_scope(user_id, tenant_id)
+        check_top_k(top_k)
+        if domain is not None and domain not in DOMAINS:
+            raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
+        for name, value in (("session_id", session_id), ("task_id", task_id)):
+            if value is not None:
+                require_id(name, value)  # it is written to the read log: never personal data
+        return scope
+
     def retrieve(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
+        self._check_read(query, user_id, top_k, **read_scope)
         with self._lock, self.storage.transaction():
             explanation = self.explain(query, user_id, top_k, **read_scope)
             self.governor.record_usage(explanation)
@@ -336,7 +347,7 @@ class MemoryManager(Displayed):
 
         Memories already shown in the recent window are not repeated.
         """
-        check_top_k(top_k)
+        self._check_read(query, user_id, top_k, **read_scope)
         with self._lock, self.storage.transaction():
             explanation = self.explain(query, user_id, top_k + self.window.size, with_summary=False, **read_scope)
             scope = (read_scope.get("tenant_id"), user_id)
