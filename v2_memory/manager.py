@@ -167,9 +167,10 @@ class MemoryManager(Displayed):
         batch, so catching that error inside keeps the rest; any other error inside dooms the whole
         block. Reads inside see the block's writes (the JSON backend's logs get the block's events
         when it ends); other processes see them when it ends. The block holds the store's write
-        lock throughout, and this manager's lock: other writers, and other threads using this
-        manager, wait until it ends. Keep it to a bulk load, not a conversation. ``erase_user`` and
-        ``forget`` commit on their own and refuse to run inside.
+        lock throughout, and this manager's lock: other writers, other processes' reads (a read
+        writes its log and usage), and other threads using this manager wait until it ends. Keep
+        it to a bulk load of seconds (split a big import into batches of a few hundred), not a
+        conversation. ``erase_user`` and ``forget`` commit on their own and refuse to run inside.
         """
         with self._lock:
             if self._unsaved is not None:
