@@ -10,6 +10,7 @@ from .errors import (
     StoreInconsistentError,
     StoreLockedError,
     StorePathError,
+    UnstorableTextError,
     UnsupportedFormatError,
     V2MemoryError,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "V2MemoryError",
     "StoreError",
     "StorePathError",
+    "UnstorableTextError",
     "StoreCorruptError",
     "StoreLockedError",
     "StoreClosedError",

@@ -27,6 +27,10 @@ class StorePathError(StoreError, ValueError):
     """The store path cannot hold a store (for example, it is a directory)."""
 
 
+class UnstorableTextError(StoreError, ValueError):
+    """This backend cannot hold the text given (PostgreSQL: a NUL character); nothing was written."""
+
+
 class StoreCorruptError(StoreError):
     """A store file cannot be read safely. It is left untouched on disk.
 

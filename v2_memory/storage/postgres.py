@@ -32,7 +32,8 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError
+from ..errors import (StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError,
+                      UnsupportedFormatError)
 from .database import SCHEMA_VERSION, QueryHelpers, swallowed_failure
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
@@ -380,6 +381,9 @@ class PostgresDatabase(QueryHelpers):
         except self._psycopg.Error as exc:
             if isinstance(exc, self._psycopg.errors.ReadOnlySqlTransaction):
                 raise StoreError(f"the state database cannot be written ({self._scrub(exc)})", path=self.where) from exc
+            if isinstance(exc, self._psycopg.DataError) and "NUL (0x00)" in str(exc):  # input, not damage
+                raise UnstorableTextError("PostgreSQL cannot store the NUL character (\\x00) in text: remove it from "
+                                          "the message or id (the JSON and SQLite backends keep it)", path=self.where) from exc
             if isinstance(exc, self._psycopg.errors.DataError):
                 raise StoreCorruptError(f"unreadable data ({self._scrub(exc)})", path=self.where) from exc
             raise StoreError(f"state database error: {self._scrub(exc)}", path=self.where) from exc
