@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from v2_memory import ExtractiveSummarizer, MemoryManager, Message, Summary
+from v2_memory import DecayRates, ExtractiveSummarizer, MemoryManager, Message, Summary
 
 
 @pytest.fixture
@@ -124,6 +124,10 @@ def test_a_custom_summarizer_plugs_in(clock):
         (lambda: MemoryManager(threshold=math.nan, store_path=None), ValueError),
         (lambda: MemoryManager(threshold=2, store_path=None), ValueError),
         (lambda: MemoryManager(window_size=0, store_path=None), ValueError),
+        (lambda: DecayRates(usage_reinforce=math.nan), ValueError),
+        (lambda: DecayRates(usage_reinforce=math.inf), ValueError),
+        (lambda: DecayRates(tau_hours={"session": math.inf}), ValueError),
+        (lambda: DecayRates(usage_hit=math.nan), ValueError),
     ],
 )
 def test_bad_construction_is_refused(make, error):

@@ -46,10 +46,10 @@ class DecayRates:
                 raise ValueError(f"{name} must be in (0, 1], got {value!r}")
         if self.usage not in ("reinforce", "literal"):
             raise ValueError(f"usage must be 'reinforce' or 'literal', got {self.usage!r}")
-        if not isinstance(self.usage_reinforce, (int, float)) or self.usage_reinforce < 1.0:
-            raise ValueError(f"usage_reinforce must be >= 1, got {self.usage_reinforce!r}")
-        if any(not tau > 0 for tau in self.tau_hours.values()):
-            raise ValueError("every tau must be > 0 hours")
+        if not isinstance(self.usage_reinforce, (int, float)) or not 1.0 <= self.usage_reinforce < math.inf:
+            raise ValueError(f"usage_reinforce must be a finite number >= 1, got {self.usage_reinforce!r}")
+        if any(not 0 < tau < math.inf for tau in self.tau_hours.values()):
+            raise ValueError("every tau must be a finite number of hours > 0")
         if self.miss_streak < 1:
             raise ValueError("miss_streak must be >= 1")
 

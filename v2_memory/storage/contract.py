@@ -132,7 +132,7 @@ class Storage:
             dropped = drop(int(mark))
             if dropped:
                 warnings.warn(f"dropped {len(dropped)} record(s) (ids {dropped[0]}..{dropped[-1]}) appended by an "
-                              "add that was interrupted before it committed; it was never acknowledged",
+                              "add or a batch that was interrupted before it committed; it was never acknowledged",
                               UncommittedRecordWarning, stacklevel=4)
         self._set_mark()
         self._flush_outbox(after_crash=True)
