@@ -58,7 +58,8 @@ _NUMBER_LINK = r"(?:\s{0,2}(?i:number|no\.?|num|id|#|号码?|编号))?(?:\s{0,2}
 # "order 20 pizzas" is a count: straight after an English noun (which may be a verb) a reference
 # number has 4+ digits; after "#", "number", "no.", ":" or a Chinese noun, 3+.
 _NUMBER_LINKED = r"(?:\s{0,2}(?i:number|no\.?|num|id|#|号码?|编号|is|was|是|为|[:：=])){1,2}\s{0,2}#?\s{0,1}"
-_ROOM_NOUN = r"(?i:\b(?:room|rm)\b\.?)|房间号?|房号"
+# "rm" is a room however it is spaced: "rm 301", "Rm.301" and "RM301" are one room, ROOM301.
+_ROOM_NOUN = r"(?i:\b(?:room\b|rm(?:\b|(?=\d)))\.?)|房间号?|房号"
 _FLIGHT_NOUN = r"(?i:\bflight\b)|航班号?"
 
 # (pattern, normal form of the match) — tried in this order; a later pattern never re-reads what an
@@ -90,7 +91,7 @@ _RULES: list[_Rule] = [
     (re.compile(r"(?:" + _FLIGHT_NOUN + r")" + _NUMBER_LINK + r"(?P<id>(?:[A-Za-z][A-Za-z0-9]|[0-9][A-Za-z])\s?\d{3,4})"
                 + _NOT_DECIMAL), _upper),                                                  # flight mu 5101
     (re.compile(r"(?:" + _FLIGHT_NOUN + r")" + _NUMBER_LINK + r"(?P<id>\d{3,4})" + _NOT_DECIMAL), _prefixed("FLIGHT")),
-    (re.compile(r"(?:" + _ROOM_NOUN + r")" + _NUMBER_LINK + r"(?P<id>[A-Za-z]?\d{2,5}[A-Za-z]?)" + _EDGE_R + r"(?!\.[0-9])"),
+    (re.compile(r"(?:" + _ROOM_NOUN + r")-?" + _NUMBER_LINK + r"(?P<id>[A-Za-z]?\d{2,5}[A-Za-z]?)" + _EDGE_R + r"(?!\.[0-9])"),
      _prefixed("ROOM")),
     (re.compile(r"(?<![0-9A-Za-z.])(?P<id>\d{2,5})\s{0,1}(?:房间|号房|室)(?!友)"), _prefixed("ROOM")),  # 1203房间, 302室
     (re.compile(r"(?:" + _NUMBER_NOUN_EN + r")" + _NUMBER_LINKED + r"(?P<id>\d{3,20})" + _NOT_DECIMAL), _prefixed("#")),
