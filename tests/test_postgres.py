@@ -96,6 +96,18 @@ def test_a_url_naming_a_schema_that_does_not_exist_says_so(pg_schema):
         MemoryManager(store_path=url)
 
 
+def test_a_schema_the_role_may_not_use_is_named_with_the_grant_it_needs(pg_schema):
+    role = "v2m_test_nousage"
+    pg_schema.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN "
+                      f"CREATE ROLE {role} LOGIN; END IF; END $$")
+    pg_schema.execute(f"ALTER ROLE {role} PASSWORD '{SECRET}'")
+    database = postgres_url().rsplit("/", 1)[-1].split("?")[0]
+    url = f"postgresql://{role}:{SECRET}@127.0.0.1/{database}?options=-csearch_path%3D{pg_schema.name}"
+    with pytest.raises(StoreError, match=rf"may not use schema '{pg_schema.name}': GRANT USAGE") as caught:
+        MemoryManager(store_path=url)
+    assert SECRET not in str(caught.value)
+
+
 def test_a_nul_character_is_refused_as_input_and_nothing_is_written(pg_schema):
     from v2_memory import UnstorableTextError
 

@@ -229,6 +229,7 @@ def test_a_caught_failure_inside_a_transaction_commits_nothing_and_says_so(backe
                 except LookupError:
                     pass  # the caller swallowed it; the block is still doomed
         assert "no-such-task" in str(raised.value) and isinstance(raised.value.__cause__, LookupError)  # names the call
+        assert memory.storage.db._failed is None  # the transaction is over: its error is not kept alive
         memory.add(Message("user", "A2 note 记忆", "bob"))
         seen = ([h.record["content"] for h in memory.store.search("note", "bob", top_k=5)],
                 [m.content for m in memory.recent_messages("bob")],
@@ -410,6 +411,10 @@ def test_a_bad_read_argument_inside_a_batch_changes_nothing(backend, clock):
                                      (("作业", "ann"), {"no_such_option": 1})):
                     with pytest.raises((TypeError, ValueError)):
                         read(*args, **kwargs)
+            memory.start_task("ann", "paper")
+            with pytest.raises(ValueError, match="completion"):
+                memory.set_task_progress("ann", "paper", float("nan"))
+            assert memory.retrieve("作业", "ann", with_summary=False)  # explain's option passes through
             memory.add(Message("user", "组会在周三", "ann"))
     with backend.open(clock=clock) as memory:
         assert [r["content"] for r in memory.store.records("ann")] == ["CS201 作业 周五截止", "组会在周三"]
@@ -787,6 +792,22 @@ def test_another_thread_never_sees_rows_read_inside_a_transaction_it_does_not_ow
             raise RuntimeError("roll back")
     reader.join(5)
     assert seen == {"superseded_by": None}
+
+
+def test_a_read_only_look_at_a_store_left_in_wal_mode_creates_nothing(tmp_path):
+    """A writer that exits without close() leaves the file in WAL mode (every commit in it); the
+    operator's read-only commands read it without creating -wal or -shm files beside it."""
+    from v2_memory.observe.inspector import open_store_dir
+
+    path = tmp_path / "memory.sqlite3"
+    script = ("import sys; from v2_memory import MemoryManager, Message; m = MemoryManager(store_path=sys.argv[1]); "
+              "m.add(Message('user', 'CS201 作业 周五截止', 'ann'))")  # no close(): the interpreter's exit closes SQLite
+    subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert path.read_bytes()[18:20] == b"\x02\x02" and sorted(p.name for p in tmp_path.iterdir()) == ["memory.sqlite3"]
+    with open_store_dir(path) as opened:
+        assert [r["content"] for r in opened.store.records("ann")] == ["CS201 作业 周五截止"]
+        assert len(opened.audit.writes()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.sqlite3"]
 
 
 def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path, monkeypatch):

@@ -104,7 +104,7 @@ def lock_exclusively(lock_path: Path) -> BinaryIO:
         raise StoreLockedError(
             "another writer has this store open (one writer per store file). In this process? close() "
             "the other JsonVectorStore first (a MemoryManager opened again on the same file closes the "
-            "earlier one by itself). In another process? Stop it, or read the store without the lock: "
-            "python -m v2_memory inspect|health --store PATH (or JsonVectorStore(path, read_only=True))",
+            "earlier one by itself). In another process? Stop it, or open it read-only, without the lock: "
+            "python -m v2_memory inspect|health --store PATH, or JsonVectorStore(path, read_only=True)",
             path=lock_path) from exc
     return handle

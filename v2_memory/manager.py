@@ -30,7 +30,7 @@ from .messages import Fact
 from .storage.ledger import scope_key
 from .governance.sensitive import find_sensitive, redact
 from .observe.health import HealthReport, health_report
-from .governance.state import SessionInfo, TaskInfo
+from .governance.state import SessionInfo, TaskInfo, check_completion
 from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
 from .retrieval.scorers import Scorer
 from .storage import VectorStore
@@ -262,6 +262,7 @@ class MemoryManager(Displayed):
     def set_task_progress(self, user_id: str, task_id: str, completion: float, *, tenant_id: str | None = None) -> TaskInfo:
         """Record how far a task is (0..1); task memories decay by (1 − completion)."""
         scope = require_scope(user_id, tenant_id)
+        check_completion(completion)  # before the transaction: a bad number changes nothing
         with self._lock, self._changing(scope):
             info = self.governor.state.set_progress(scope, task_id, completion)
             self._log("task_progress", user_id, tenant_id, task_id=task_id, completion=info.completion)
@@ -309,7 +310,7 @@ class MemoryManager(Displayed):
     @staticmethod
     def _check_read(query: str, user_id: str, top_k: int, *, tenant_id: str | None = None,
                     session_id: str | None = None, task_id: str | None = None,
-                    domain: str | None = None) -> tuple[str | None, str]:
+                    domain: str | None = None, with_summary: bool = True) -> tuple[str | None, str]:
         """A read's arguments, checked before any transaction opens (a bad one changes nothing,
         even inside ``batch()``); returns the scope."""
         if not isinstance(query, str):

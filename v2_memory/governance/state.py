@@ -15,7 +15,7 @@ from typing import Callable, Hashable
 from ..errors import V2MemoryError
 from ..messages import SessionInfo, TaskInfo
 
-__all__ = ["SessionInfo", "TaskInfo", "StateTracker", "UnknownTaskError"]
+__all__ = ["SessionInfo", "TaskInfo", "StateTracker", "UnknownTaskError", "check_completion"]
 
 
 class UnknownTaskError(V2MemoryError, KeyError):
@@ -84,8 +84,7 @@ class StateTracker:
             return info
 
     def set_progress(self, scope: Hashable, task_id: str, completion: float) -> TaskInfo:
-        if not isinstance(completion, (int, float)) or isinstance(completion, bool) or not 0.0 <= completion <= 1.0:
-            raise ValueError(f"completion must be within [0, 1], got {completion!r}")
+        check_completion(completion)
         with self._lock:
             info = self._task(scope, task_id)
             info.completion = float(completion)
@@ -129,3 +128,9 @@ class StateTracker:
         """Forget every session and task of the scope; return how many."""
         with self._lock:
             return len(self._sessions.pop(scope, {})) + len(self._tasks.pop(scope, {}))
+
+
+def check_completion(completion: object) -> None:
+    """A task's completion: a number within [0, 1] (NaN is not within anything)."""
+    if not isinstance(completion, (int, float)) or isinstance(completion, bool) or not 0.0 <= completion <= 1.0:
+        raise ValueError(f"completion must be within [0, 1], got {completion!r}")

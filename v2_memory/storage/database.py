@@ -111,7 +111,13 @@ class StateDatabase(QueryHelpers):
         if self.read_only:
             if self.path is None or not self.path.exists():
                 return sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
-            uri = f"{self.path.resolve().as_uri()}?mode=ro"
+            real = self.path.resolve()
+            uri = f"{real.as_uri()}?mode=ro"
+            # subtle: a file a writer left in WAL mode without its -wal file (it exited without
+            # close()) holds every commit, but a read-only open would still create -wal and -shm
+            # beside it, or fail where the folder is not writable. Nothing is pending: read it as it is.
+            if _in_wal_mode(real) and not real.with_name(real.name + "-wal").exists():
+                uri += "&immutable=1"
             db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None, timeout=0)
             _waiting(lambda: db.execute("SELECT count(*) FROM sqlite_master").fetchone())
             return db
@@ -177,7 +183,10 @@ class StateDatabase(QueryHelpers):
                 if self._depth == 0:
                     swallowed = self._failed if clean else None
                     self.epoch += 1
-                    self._finish()
+                    try:
+                        self._finish()
+                    finally:
+                        self._failed = None  # over: keep no exception (and its frames) alive
                     if swallowed is not None:  # never report success for what was rolled back
                         raise swallowed_failure(swallowed, self._where) from swallowed
 
@@ -353,6 +362,16 @@ def swallowed_failure(cause: BaseException, path: Any) -> StoreError:
     caught that block's error: it names the error, so the caller can find the call."""
     return StoreError(f"a block inside this transaction failed ({type(cause).__name__}: {cause}) and its error was "
                       "caught: nothing in the transaction was committed", path=path)
+
+
+def _in_wal_mode(path: Path) -> bool:
+    """Whether the database file's header says WAL (its read and write versions, bytes 18-19, are 2)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[:16] == b"SQLite format 3\x00" and header[18:20] == b"\x02\x02"
 
 
 def _waiting(action: Any) -> Any:

@@ -133,9 +133,14 @@ class PostgresDatabase(QueryHelpers):
         self._psycopg = psycopg
         self._pipelines = psycopg.Pipeline.is_supported()  # libpq 14+; else every write is sent at once
         self._key = db.execute("SELECT hashtext(current_schema())").fetchone()[0]  # one lock per store
-        if self._key is None:  # no schema on the search_path exists: nothing could be created or read
+        if self._key is None:  # no schema on the search_path is there for us: nothing could be created or read
             search_path = db.execute("SHOW search_path").fetchone()[0]
+            names = [name.strip().strip('"') for name in search_path.split(",") if name.strip() != '"$user"']
+            unusable = [row[0] for row in db.execute("SELECT nspname FROM pg_namespace WHERE nspname = ANY(%s)", (names,))]
             db.close()
+            if unusable:  # it exists, but this role may not use it
+                raise StorePathError(f"this role may not use schema {unusable[0]!r}: GRANT USAGE, CREATE ON SCHEMA "
+                                     f"{unusable[0]} TO the role, or connect as its owner", path=self.where)
             raise StorePathError(f"no schema of the search_path ({search_path}) exists in this database: create it "
                                  "(CREATE SCHEMA name) or fix options=-csearch_path in the URL", path=self.where)
         # Without fsync a commit returns before the server flushes its WAL: a client killed at any
@@ -187,7 +192,10 @@ class PostgresDatabase(QueryHelpers):
                 if self._depth == 0:
                     swallowed = self._failed if clean else None
                     self.epoch += 1
-                    self._finish()
+                    try:
+                        self._finish()
+                    finally:
+                        self._failed = None  # over: keep no exception (and its frames) alive
                     if swallowed is not None:  # never report success for what was rolled back
                         raise swallowed_failure(swallowed, self.where) from swallowed
 
