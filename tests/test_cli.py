@@ -300,3 +300,19 @@ def test_every_command_works_on_a_sqlite_file_and_a_server(demo_store, tmp_path,
         assert not [e for e in opened.audit.writes() + opened.audit.reads() if e.user_id == "learner-b"]
     if backend != "postgres":
         assert "循环神经元".encode("utf-8") not in Path(target).read_bytes()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_an_empty_database_is_no_store_and_stays_empty(tmp_path, capsys, request, backend):
+    if backend == "postgres":
+        schema = request.getfixturevalue("pg_schema")
+        target = schema.url
+    else:
+        target = str(tmp_path / "empty.sqlite3")
+        Path(target).write_bytes(b"")
+    assert main(["health", "--store", target]) == 1
+    assert "no v2_memory store here" in capsys.readouterr().err
+    if backend == "postgres":
+        assert schema.dump() == b""  # no table was created
+    else:
+        assert [p.name for p in tmp_path.iterdir()] == ["empty.sqlite3"] and Path(target).read_bytes() == b""

@@ -128,6 +128,8 @@ def test_a_custom_summarizer_plugs_in(clock):
         (lambda: DecayRates(usage_reinforce=math.inf), ValueError),
         (lambda: DecayRates(tau_hours={"session": math.inf}), ValueError),
         (lambda: DecayRates(usage_hit=math.nan), ValueError),
+        (lambda: DecayRates(miss_streak=2.5), ValueError),
+        (lambda: DecayRates(miss_streak=math.nan), ValueError),
     ],
 )
 def test_bad_construction_is_refused(make, error):

@@ -136,7 +136,10 @@ class MemoryManager(Displayed):
         with self._lock:
             if message.timestamp is None:
                 message = replace(message, timestamp=self._now())
-            plan = self.governor.plan(message)  # may refuse it: before any transaction is touched
+            # Refusals come before any transaction is touched (a batch goes on without this message).
+            self.storage.db.check_text([message.role, message.content, message.user_id, message.tenant_id,
+                                        message.session_id, message.task_id])
+            plan = self.governor.plan(message)
             with self._changing(scope):
                 return self._write(scope, message, plan)
 

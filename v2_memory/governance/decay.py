@@ -50,8 +50,8 @@ class DecayRates:
             raise ValueError(f"usage_reinforce must be a finite number >= 1, got {self.usage_reinforce!r}")
         if any(not 0 < tau < math.inf for tau in self.tau_hours.values()):
             raise ValueError("every tau must be a finite number of hours > 0")
-        if self.miss_streak < 1:
-            raise ValueError("miss_streak must be >= 1")
+        if not isinstance(self.miss_streak, int) or isinstance(self.miss_streak, bool) or self.miss_streak < 1:
+            raise ValueError(f"miss_streak must be a whole number >= 1, got {self.miss_streak!r}")
 
 
 def time_decay(

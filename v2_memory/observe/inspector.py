@@ -79,6 +79,10 @@ def _open_tables(backend: str, where: Any) -> Inspection:
 
         db = PostgresDatabase(str(where), read_only=True)
     try:
+        has_meta = ("SELECT count(*) FROM sqlite_master WHERE name = 'meta'" if backend == "sqlite"
+                    else "SELECT count(*) FROM (SELECT to_regclass('meta') AS t) found WHERE t IS NOT NULL")
+        if not db.fetchone(has_meta)[0]:  # an empty file, or a schema no store was ever opened in
+            raise StorePathError("no v2_memory store here: the database holds none of its tables", path=db.where)
         return Inspection(db.where, SqliteVectorStore(db), Ledger(db), SqliteAuditLog(db))
     except BaseException:
         db.close()

@@ -75,6 +75,9 @@ class QueryHelpers:
         row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
         return row[0] if row else None
 
+    def check_text(self, texts: Iterable[str | None]) -> None:
+        """Refuse, before anything is written, a text this database cannot hold (SQLite holds any)."""
+
 
 class StateDatabase(QueryHelpers):
     """One SQLite database, opened once, used by many tables under one lock.

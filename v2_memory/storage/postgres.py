@@ -40,6 +40,8 @@ __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
 
 URL_SCHEMES = ("postgresql://", "postgres://")
 _LOCK_CLASS = 0x76326D  # "v2m": the first half of every advisory lock key this library takes
+_NUL_REFUSED = ("PostgreSQL cannot store the NUL character (\\x00) in text: remove it from the message or id "
+                "(the JSON and SQLite backends keep it)")
 _COMMITS = "commit_count"
 _SECRET_KEYS = {"password", "passfile", "sslpassword"}
 _SECRET_PARAM = re.compile(r"(?i)([?&](?:password|passfile|sslpassword))=[^&#]*")
@@ -390,11 +392,15 @@ class PostgresDatabase(QueryHelpers):
             if isinstance(exc, self._psycopg.errors.ReadOnlySqlTransaction):
                 raise StoreError(f"the state database cannot be written ({self._scrub(exc)})", path=self.where) from exc
             if isinstance(exc, self._psycopg.DataError) and "NUL (0x00)" in str(exc):  # input, not damage
-                raise UnstorableTextError("PostgreSQL cannot store the NUL character (\\x00) in text: remove it from "
-                                          "the message or id (the JSON and SQLite backends keep it)", path=self.where) from exc
+                raise UnstorableTextError(_NUL_REFUSED, path=self.where) from exc
             if isinstance(exc, self._psycopg.errors.DataError):
                 raise StoreCorruptError(f"unreadable data ({self._scrub(exc)})", path=self.where) from exc
             raise StoreError(f"state database error: {self._scrub(exc)}", path=self.where) from exc
+
+    def check_text(self, texts: Iterable[str | None]) -> None:
+        """Refuse, before anything is written, a text PostgreSQL cannot hold: one with a NUL."""
+        if any(text and "\x00" in text for text in texts):
+            raise UnstorableTextError(_NUL_REFUSED, path=self.where)
 
     def _scrub(self, exc: BaseException) -> str:
         message = str(exc).strip()
