@@ -44,7 +44,12 @@ class ResidueWarning(UserWarning):
 
 class QueryHelpers:
     """What every state database builds on its own ``fetchall`` / ``fetchone`` (SQLite's here,
-    PostgreSQL's in ``postgres.py``)."""
+    PostgreSQL's in ``postgres.py``), and its transaction over its own ``_begin`` / ``_finish``."""
+
+    _lock: Any  # the connection's RLock
+    _depth: int  # open transaction blocks; BEGIN and COMMIT happen at depth 0
+    _failed: BaseException | None  # the error that doomed the open transaction
+    epoch: int  # moves at every write and every transaction's start and end (see Ledger.states)
 
     def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
         """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
@@ -65,6 +70,36 @@ class QueryHelpers:
             for start in range(0, len(values), CHUNK):
                 part = values[start:start + CHUNK]
                 self.write(sql.format(marks=",".join("?" * len(part))), [*leading, *part])  # type: ignore[attr-defined]
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        """All writes inside commit together when the outermost block ends, or none of them do.
+
+        A block that raises dooms the whole transaction (``_failed`` holds its error); if the caller
+        caught that error, the outermost block still rolls back and says so (``swallowed_failure``)."""
+        with self._lock:
+            if self._depth == 0:
+                self._begin()  # type: ignore[attr-defined]
+                self.epoch += 1
+            self._depth += 1
+            clean = False
+            try:
+                yield self
+                clean = True
+            except BaseException as exc:
+                self._failed = exc if self._failed is None else self._failed
+                raise
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    swallowed = self._failed if clean else None
+                    self.epoch += 1
+                    try:
+                        self._finish()  # type: ignore[attr-defined]
+                    finally:
+                        self._failed = None  # over: keep no exception (and its frames) alive
+                    if swallowed is not None:  # never report success for what was rolled back
+                        raise swallowed_failure(swallowed, self.where) from swallowed  # type: ignore[attr-defined]
 
     @property
     def lock(self) -> Any:
@@ -164,34 +199,11 @@ class StateDatabase(QueryHelpers):
                                          path=self._where, version=version)
 
     # -- transactions ----------------------------------------------------------------------------
-    @contextmanager
-    def transaction(self) -> Iterator[StateDatabase]:
-        """All writes inside commit together when the outermost block ends, or none of them do."""
-        with self._lock:
-            if self._depth == 0:
-                self._require_writable()
-                self._begin_immediate()
-                self._failed = None
-                self.epoch += 1
-            self._depth += 1
-            clean = False
-            try:
-                yield self
-                clean = True
-            except BaseException as exc:
-                self._failed = exc if self._failed is None else self._failed
-                raise
-            finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    swallowed = self._failed if clean else None
-                    self.epoch += 1
-                    try:
-                        self._finish()
-                    finally:
-                        self._failed = None  # over: keep no exception (and its frames) alive
-                    if swallowed is not None:  # never report success for what was rolled back
-                        raise swallowed_failure(swallowed, self._where) from swallowed
+    def _begin(self) -> None:
+        """The outermost block starts (``QueryHelpers.transaction``)."""
+        self._require_writable()
+        self._begin_immediate()
+        self._failed = None
 
     def _begin_immediate(self) -> None:
         """``BEGIN IMMEDIATE``: take the write lock now (``_translate`` waits while another holds it)."""

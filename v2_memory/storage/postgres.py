@@ -34,7 +34,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from ..errors import (StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError,
                       UnsupportedFormatError)
-from .database import SCHEMA_VERSION, QueryHelpers, swallowed_failure
+from .database import SCHEMA_VERSION, QueryHelpers
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
 
@@ -173,34 +173,7 @@ class PostgresDatabase(QueryHelpers):
                                          f"understands ({SCHEMA_VERSION}); upgrade v2_memory to read it",
                                          path=self.where, version=int(value))
 
-    # -- transactions ----------------------------------------------------------------------------
-    @contextmanager
-    def transaction(self) -> Iterator[PostgresDatabase]:
-        """All writes inside commit together when the outermost block ends, or none of them do."""
-        with self._lock:
-            if self._depth == 0:
-                self._begin()
-                self.epoch += 1
-            self._depth += 1
-            clean = False
-            try:
-                yield self
-                clean = True
-            except BaseException as exc:
-                self._failed = exc if self._failed is None else self._failed
-                raise
-            finally:
-                self._depth -= 1
-                if self._depth == 0:
-                    swallowed = self._failed if clean else None
-                    self.epoch += 1
-                    try:
-                        self._finish()
-                    finally:
-                        self._failed = None  # over: keep no exception (and its frames) alive
-                    if swallowed is not None:  # never report success for what was rolled back
-                        raise swallowed_failure(swallowed, self.where) from swallowed
-
+    # -- transactions (``QueryHelpers.transaction``, over ``_begin`` and ``_finish`` here) ------------
     @contextmanager
     def snapshot(self) -> Iterator[PostgresDatabase]:
         """Reads inside see one picture of the store, however many statements they take (a
