@@ -1108,3 +1108,40 @@ def test_opening_waits_while_another_process_switches_the_file_to_wal(tmp_path, 
         assert refused and db.fetchone("PRAGMA journal_mode")[0] == "wal"
     finally:
         db.close()
+
+
+# -- bounded logs ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"], indirect=True)  # JSON logs rotate by size: test_audit.py
+def test_a_database_log_keeps_its_newest_events_and_a_new_process_trims_on_its_first_append(backend):
+    """Every read writes a read event: without a bound the file (or schema) grows with every call
+    ever made, and every erasure rebuilds all of it. Each log keeps its newest ``max_events``."""
+    with backend.open() as memory:
+        memory.storage.audit.max_events = 5
+        memory.add(Message("user", "记忆 阈值 过滤", "u1"))
+        for n in range(12):
+            memory.build_context(f"记忆 q{n}", "u1")
+        assert [e.data["query"] for e in memory.audit.reads()] == [f"记忆 q{n}" for n in range(7, 12)]
+        assert len(memory.audit.writes()) == 1  # the other log has its own bound
+        # A migration copies every event it is given; the next ordinary append trims.
+        memory.storage.audit.import_events("reads", memory.audit.reads() * 3)
+        assert len(memory.audit.reads()) == 5 + 15
+    with backend.open() as memory:  # another process: it trims on its first append, not 100 later
+        memory.storage.audit.max_events = 3
+        memory.build_context("记忆 last", "u1")
+        assert [e.data["query"] for e in memory.audit.reads()][-1] == "记忆 last"
+        assert len(memory.audit.reads()) == 3
+        assert memory.retrieve("阈值", "u1")  # the memory itself is untouched
+
+
+def test_an_in_memory_log_keeps_its_newest_events():
+    from v2_memory.storage.audit_log import AuditEvent, AuditLog
+
+    log = AuditLog(None, max_events=3)
+    for n in range(250):
+        log.log_read(AuditEvent("read", "2026-01-01T00:00:00+00:00", "u1", None, None, {"n": n}))
+    assert [e.data["n"] for e in log.reads()] == [247, 248, 249]
+    assert len(log._memory["reads"]) <= 3 + 1  # trimmed as it goes, never the whole history
+    for bad in (0, -1, 2.5, True, "10"):
+        with pytest.raises(ValueError, match="max_events"):
+            AuditLog(None, max_events=bad)

@@ -9,7 +9,8 @@ read. Files rotate by size (``.1``, ``.2``, ... hold older events). ``erase`` an
 rewrite every file — rotated ones included, however many there are — without the events they
 pick; a damaged line cannot be attributed to anyone, so a rewrite drops it and reports it (a
 line nobody can read is no evidence, and it could hold the very text being erased).
-With ``folder=None`` the events stay in memory. What goes *into* an event (never raw personal
+With ``folder=None`` the events stay in memory, each log its newest ``MAX_EVENTS`` (the database
+backends keep as many: ``SqliteAuditLog``). What goes *into* an event (never raw personal
 data) is ``observe/audit.py``'s business; this module only keeps the files.
 """
 from __future__ import annotations
@@ -26,7 +27,17 @@ from typing import Any, Callable, Iterator, Mapping
 from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
-__all__ = ["encode_event", "AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record"]
+__all__ = ["encode_event", "AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record",
+           "MAX_EVENTS", "check_max_events"]
+
+MAX_EVENTS = 10_000  # per log, where events are counted rather than files sized (memory, database tables)
+
+
+def check_max_events(value: Any) -> int:
+    """A log's bound on its events: a whole number of at least 1."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"max_events must be a whole number >= 1, got {value!r}")
+    return value
 
 
 class TornLogLineWarning(UserWarning):
@@ -177,9 +188,10 @@ class AuditLog:
     """The write log and the read log of one store (or of an in-memory manager)."""
 
     def __init__(self, folder: Path | str | None = None, *, stem: str = "memory_store",
-                 max_bytes: int = 5_000_000, backups: int = 3, fsync: bool = False) -> None:
+                 max_bytes: int = 5_000_000, backups: int = 3, fsync: bool = False, max_events: int = MAX_EVENTS) -> None:
         if max_bytes < 1024 or backups < 1:
             raise ValueError("max_bytes must be >= 1024 and backups >= 1")
+        self.max_events = check_max_events(max_events)  # in memory only: files rotate by size
         self._lock = threading.RLock()
         self.folder = Path(folder) if folder is not None else None
         self._memory: dict[str, list[AuditEvent]] = {"writes": [], "reads": []}
@@ -204,7 +216,10 @@ class AuditLog:
             if self._logs:
                 self._logs[name].append(_encode(event, text))
             else:
-                self._memory[name].append(event)
+                events = self._memory[name]
+                events.append(event)
+                if len(events) > self.max_events + self.max_events // 100:  # trimmed now and then: linear overall
+                    del events[:len(events) - self.max_events]
 
     def writes(self) -> list[AuditEvent]:
         """Every write-log event, oldest first (rotated files included)."""
@@ -215,7 +230,7 @@ class AuditLog:
 
     def _events(self, name: str) -> list[AuditEvent]:
         with self._lock:
-            return list(self._logs[name].read()) if self._logs else list(self._memory[name])
+            return list(self._logs[name].read()) if self._logs else self._memory[name][-self.max_events:]
 
     def erase(self, user_id: str, tenant_id: str | None = None) -> tuple[int, list[Path]]:
         """Remove the user's events from every log; return how many, and which files were rewritten."""

@@ -13,7 +13,8 @@ process added or deleted any of them (ids only grow, so any add raises the max a
 alone lowers the count).
 
     records        record_id (never reused) -> scope, user, tenant, role, content, index_text, extra JSON
-    audit_events   seq -> log (writes | reads), user, tenant, event JSON
+    audit_events   seq -> log (writes | reads), user, tenant, event JSON (each log keeps its newest
+                   ``MAX_EVENTS``, as the JSON logs rotate by size: a file never grows without end)
 
 Because records live in the same database as the ledger and the tracks, an ``add`` is one
 ``COMMIT``: there is no commit mark to keep and nothing to drop on open.
@@ -30,7 +31,7 @@ from ..errors import StoreCorruptError
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
-from .audit_log import AuditEvent, DamagedLine, encode_event, mentions_record
+from .audit_log import MAX_EVENTS, AuditEvent, DamagedLine, check_max_events, encode_event, mentions_record
 from .base import check_search, new_record
 from .database import StateDatabase
 from .json_store import _checked_import, _Partition
@@ -46,6 +47,7 @@ CREATE INDEX IF NOT EXISTS records_scope ON records (scope, record_id);
 CREATE TABLE IF NOT EXISTS audit_events (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, log TEXT NOT NULL, user_id TEXT, tenant_id TEXT, event TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS audit_owner ON audit_events (user_id, tenant_id);
+CREATE INDEX IF NOT EXISTS audit_age ON audit_events (log, seq);
 """
 _COLUMNS = "record_id, user_id, tenant_id, role, content, index_text, extra"
 Scope = tuple  # (tenant_id or None, user_id)
@@ -231,11 +233,19 @@ class SqliteVectorStore:
 
 
 class SqliteAuditLog:
-    """The audit logs as a table (same methods as ``AuditLog``): erasure is a ``DELETE``."""
+    """The audit logs as a table (same methods as ``AuditLog``): erasure is a ``DELETE``.
 
-    def __init__(self, db: StateDatabase) -> None:
+    Each log keeps its newest ``max_events`` events. Every reader writes a read event, so without
+    a bound the file would grow with every call ever made, and every erasure (which rebuilds the
+    file: ``StateDatabase.scrub``) would cost that whole history. The oldest events beyond the
+    bound are deleted in the transaction that appends, once per ``max_events // 100`` appends of
+    this process (and on its first: a process that appends a few events and exits trims too)."""
+
+    def __init__(self, db: StateDatabase, *, max_events: int = MAX_EVENTS) -> None:
         self.db = db
+        self.max_events = check_max_events(max_events)
         self.damaged: list[DamagedLine] = []  # a table has no torn or damaged lines
+        self._until_trim = {"writes": 0, "reads": 0}  # appends left before this process trims that log
         db.ensure(_SCHEMA)
 
     def log_write(self, event: AuditEvent) -> None:
@@ -245,12 +255,28 @@ class SqliteAuditLog:
         self.append_events("reads", [event])
 
     def append_events(self, name: str, events: list[AuditEvent]) -> None:
+        """Append events (inside the caller's transaction), then trim the log if it is time."""
+        self.import_events(name, events)
+        self._until_trim[name] -= len(events)
+        if self._until_trim[name] <= 0:
+            self.trim(name)
+            self._until_trim[name] = max(1, self.max_events // 100)
+
+    def import_events(self, name: str, events: list[AuditEvent]) -> None:
+        """Append events as they are, their ``seq`` included (a migration copies every one: the
+        next ordinary append trims)."""
         self.db.executemany("INSERT INTO audit_events (log, user_id, tenant_id, event) VALUES (?, ?, ?, ?)",
                             [(name, e.user_id, e.tenant_id, encode_event(e)) for e in events])
 
-    def import_events(self, name: str, events: list[AuditEvent]) -> None:
-        """Append copied events (a migration) as they are, their ``seq`` included."""
-        self.append_events(name, events)
+    def trim(self, name: str) -> int:
+        """Delete the log's events older than its newest ``max_events``; return how many (one
+        indexed look past the kept ones, then the delete: the cost of what goes, not of the table)."""
+        with self.db.transaction():
+            oldest_kept = self.db.fetchone("SELECT seq FROM audit_events WHERE log = ? ORDER BY seq DESC LIMIT 1 OFFSET ?",
+                                           (name, self.max_events - 1))
+            if oldest_kept is None:
+                return 0
+            return self.db.execute("DELETE FROM audit_events WHERE log = ? AND seq < ?", (name, oldest_kept[0]))
 
     def writes(self) -> list[AuditEvent]:
         return self._events("writes")
