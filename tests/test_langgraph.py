@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import importlib.util
 import io
+import json
 import os
 import re
 import subprocess
@@ -399,6 +400,30 @@ def test_keys_and_values_survive_a_restart(tmp_path, name):
     with MemoryManager(store_path=path) as memory:
         assert V2MemoryStore(memory).get(("ann",), "wifi").value == {"content": "The wifi password hint is the dog's name"}
         assert V2MemoryStore(memory).get(("ann",), "wifi").created_at == before.created_at
+
+
+@needs_langgraph
+def test_replacing_a_key_does_not_rebuild_the_file_but_deleting_it_does(tmp_path):
+    """A graph updates a profile key on every turn. Each replacement used to scrub the file
+    (``VACUUM``: the whole store's cost, a quarter second at 100,000 records); it still forgets the
+    old version from every track and log, and the next delete scrubs what it left in free pages."""
+    path = tmp_path / "agent.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        scrubs = []
+        real_scrub = memory.storage.db.scrub
+        memory.storage.db.scrub = lambda: (scrubs.append(1), real_scrub())
+        store = V2MemoryStore(memory)
+        for n in range(3):
+            store.put(("ann",), "profile", {"content": f"Ann prefers oolong tea, version marker{n}"})
+            store.search(("ann",), query="oolong tea")  # a read logs the current version
+        assert scrubs == []
+        assert [r["content"] for r in memory.store.records("ann")] == ["Ann prefers oolong tea, version marker2"]
+        logged = json.dumps([e.data for e in memory.audit.writes() + memory.audit.reads()], ensure_ascii=False)
+        assert "marker2" in logged and "marker0" not in logged and "marker1" not in logged
+        store.delete(("ann",), "profile")
+        assert scrubs == [1]
+    on_disk = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert b"oolong" not in on_disk
 
 
 # -- governance ----------------------------------------------------------------------------------

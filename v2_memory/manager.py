@@ -474,10 +474,16 @@ class MemoryManager(Displayed):
             self._log("erasure", None, None, user_hash=user_hash(user_id, tenant_id), removed=receipt.to_dict()["removed"])
             return receipt
 
-    def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None) -> bool:
+    def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None, scrub: bool = True) -> bool:
         """Remove one of the user's memories from every track (the summary is rebuilt without it).
 
-        All or nothing, like ``erase_user``."""
+        All or nothing, like ``erase_user``. Then the file is scrubbed: on SQLite and PostgreSQL
+        that rebuilds every table (``VACUUM``), which costs what the whole store costs. A caller
+        replacing a value rather than erasing it (the LangGraph store's put to an existing key)
+        passes ``scrub=False``: the memory is gone from every track and log all the same, and its
+        old bytes leave the file's free pages at the next scrubbing erasure."""
+        if not isinstance(scrub, bool):
+            raise TypeError(f"scrub must be True or False, got {scrub!r}")
         scope = require_scope(user_id, tenant_id)
         with self._lock:
             self._not_in_batch("forget")
@@ -491,7 +497,7 @@ class MemoryManager(Displayed):
                 self.ledger.forget(record_id)
                 self.storage.intend("forget", user_id, tenant_id, record_id)
             try:
-                self.storage.complete_intents()
+                self.storage.complete_intents(scrub=scrub)
             finally:
                 forget_texts()
             return True

@@ -18,7 +18,9 @@ that says this, never a guess. The operations:
             else the one field ``index=[...]`` names); role, session_id, task_id and source come
             from the value when it has them. The rest of the value rides in the record's metadata,
             so ``get`` returns the whole value, its text as governance stored it (redacted).
-            A put to a key that exists replaces it: the new record is added, the old ones forgotten.
+            A put to a key that exists replaces it: the new record is added, the old ones forgotten
+            from every track and log (without rebuilding the file, which costs the whole store:
+            their bytes leave its free pages at the next delete or erase_user).
     get     the key's current record, as that value
     search  with a query: ``manager.retrieve`` (admitted memories only, score = similarity, the read
             logged and used); without one: every item a query could admit (no boundary, trust or
@@ -174,10 +176,11 @@ class V2MemoryStore(BaseStore):
         result = self.manager.add(replace(message, metadata={_META: meta}, timestamp=now))
         if result.record_id is None:  # only a policy that stores nothing could get here
             raise ValueError(f"the manager did not store the value ({', '.join(result.reasons)})")
-        # The key now names the new record alone: earlier versions, and clauses split from them, go.
+        # The key now names the new record alone: earlier versions, and clauses split from them, go
+        # (a replacement, not an erasure: the file is not rebuilt for it; delete and erase_user do).
         for record in self._records(user).get((domain, op.key), []):
             if record["record_id"] != result.record_id:
-                self.manager.forget(user, record["record_id"], tenant_id=self.tenant_id)
+                self.manager.forget(user, record["record_id"], tenant_id=self.tenant_id, scrub=False)
 
     def _delete(self, namespace: tuple[str, ...], key: str) -> None:
         user, domain = self._scope(namespace)

@@ -252,9 +252,10 @@ class Storage:
         record = self.records.get(record_id)
         return record is not None and (record.get("tenant_id"), record["user_id"]) == (tenant_id, user_id)
 
-    def complete_intents(self) -> list[ErasureDone]:
+    def complete_intents(self, *, scrub: bool = True) -> list[ErasureDone]:
         """Carry out every committed intent on the record file and the logs, then forget the intent;
-        return what each erasure (including those already done inside a transaction) removed."""
+        return what each erasure (including those already done inside a transaction) removed.
+        ``scrub=False`` leaves the state database's freed pages as they are (``MemoryManager.forget``)."""
         done, self._done = self._done, []
         for intent_id, op, user_id, tenant_id, record_id in self.db.fetchall(
                 "SELECT id, op, user_id, tenant_id, record_id FROM intents ORDER BY id"):
@@ -266,7 +267,8 @@ class Storage:
             if self._logged_through:
                 self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._logged_through,))
                 self._to_delete = None
-            self.db.scrub()  # pages and the write-ahead log may still hold the erased rows' bytes
+            if scrub:
+                self.db.scrub()  # pages and the write-ahead log may still hold the erased rows' bytes
         return done
 
     def _carry_out(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None) -> ErasureDone:
