@@ -1145,3 +1145,26 @@ def test_an_in_memory_log_keeps_its_newest_events():
     for bad in (0, -1, 2.5, True, "10"):
         with pytest.raises(ValueError, match="max_events"):
             AuditLog(None, max_events=bad)
+
+
+# -- versions ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key, value, error", [
+    ("schema_version", "99", "state database version 99 is newer than this release"),
+    ("version", "99", "ledger version 99 is newer than this release"),
+    ("schema_version", "abc", "state database version 'abc' in its meta table is not a whole number"),
+    ("version", "2.0", "ledger version '2.0' in its meta table is not a whole number"),
+])
+def test_a_newer_or_garbled_version_is_refused_by_the_manager_and_the_read_only_cli(backend, key, value, error):
+    """A read-only inspector must not misread a newer release's tables any more than a writer may."""
+    with backend.open() as memory:
+        memory.add(Message("user", "组会在周三 记忆", "ann"))
+        with memory.storage.transaction():
+            memory.storage.db.set_meta(key, value)
+    with pytest.raises(StoreError, match=error):
+        backend.open()
+    store = backend.target if backend.name != "json" else backend.folder
+    for command in (["health"], ["inspect", "--session-id", "s1"]):
+        done = subprocess.run([sys.executable, "-m", "v2_memory", *command, "--store", str(store)],
+                              capture_output=True, text=True, cwd=REPO, encoding="utf-8")
+        assert done.returncode == 1 and error in done.stderr, (command, done.stdout, done.stderr)

@@ -61,9 +61,9 @@ def open_store_dir(path: Path | str) -> Inspection:
         raise StorePathError(f"no {STORE_FILE} here (run the demo, or point --store at your store's folder)",
                              path=store_path)
     stem = store_path.stem
-    return Inspection(store_path, JsonVectorStore(store_path, read_only=True),
-                      Ledger(store_path.with_name(stem + ".governance.sqlite3"), read_only=True),
-                      AuditLog(store_path.parent, stem=stem))
+    ledger = Ledger(store_path.with_name(stem + ".governance.sqlite3"), read_only=True)
+    ledger.db.check_version()  # a newer release's state database is refused here too, not misread
+    return Inspection(store_path, JsonVectorStore(store_path, read_only=True), ledger, AuditLog(store_path.parent, stem=stem))
 
 
 def _open_tables(backend: str, where: Any) -> Inspection:
@@ -83,6 +83,7 @@ def _open_tables(backend: str, where: Any) -> Inspection:
                     else "SELECT count(*) FROM (SELECT to_regclass('meta') AS t) found WHERE t IS NOT NULL")
         if not db.fetchone(has_meta)[0]:  # an empty file, or a schema no store was ever opened in
             raise StorePathError("no v2_memory store here: the database holds none of its tables", path=db.where)
+        db.check_version()  # a newer release's tables are refused here too, not misread
         return Inspection(db.where, SqliteVectorStore(db), Ledger(db), SqliteAuditLog(db))
     except BaseException:
         db.close()

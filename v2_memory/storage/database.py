@@ -110,6 +110,27 @@ class QueryHelpers:
         row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
         return row[0] if row else None
 
+    def check_version(self, name: str = "schema_version", current: int = SCHEMA_VERSION,
+                      what: str = "state database") -> None:
+        """Refuse a database written by a newer release (read-only opens too: an inspector must
+        not misread it either); stamp a new or older one with ours (older rows are read as they
+        are and rewritten when saved). A version that is not a whole number is damage."""
+        value = self.meta(name)
+        try:
+            version = None if value is None else int(value)
+        except ValueError:
+            version = None
+        if value is not None and (version is None or str(version) != value.strip()):
+            raise StoreCorruptError(f"{what} version {value!r} in its meta table is not a whole number; "
+                                    "restore the file from a backup", path=self.where)  # type: ignore[attr-defined]
+        if version is not None and version > current:
+            raise UnsupportedFormatError(f"{what} version {version} is newer than this release understands "
+                                         f"({current}); upgrade v2_memory to read it",
+                                         path=self.where, version=version)  # type: ignore[attr-defined]
+        if (version is None or version < current) and not self.read_only:  # type: ignore[attr-defined]
+            self.set_meta(name, str(current))  # type: ignore[attr-defined]
+
+
     def check_text(self, texts: Iterable[str | None]) -> None:
         """Refuse, before anything is written, a text this database cannot hold (SQLite holds any)."""
 
@@ -186,17 +207,6 @@ class StateDatabase(QueryHelpers):
             return
         with self._lock:
             self._translate(lambda: self._db.executescript(schema))
-
-    def check_version(self, name: str = "schema_version") -> None:
-        """Refuse a database written by a newer release; stamp a new one with ours."""
-        row = self.fetchone("SELECT value FROM meta WHERE key = ?", (name,))
-        version = int(row[0]) if row else None
-        if (version is None or version < SCHEMA_VERSION) and not self.read_only:
-            self.set_meta(name, str(SCHEMA_VERSION))  # older rows are read as they are and rewritten when saved
-        elif version is not None and version > SCHEMA_VERSION:
-            raise UnsupportedFormatError(f"state database version {version} is newer than this release "
-                                         f"understands ({SCHEMA_VERSION}); upgrade v2_memory to read it",
-                                         path=self._where, version=version)
 
     # -- transactions ----------------------------------------------------------------------------
     def _begin(self) -> None:

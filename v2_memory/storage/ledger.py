@@ -16,7 +16,6 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from ..errors import UnsupportedFormatError
 from ..messages import Declaration, Fact, MemoryState
 from .database import StateDatabase
 
@@ -69,15 +68,7 @@ class Ledger:
         self._known_epoch: int | None = None
         self._wanted: list[int] = []
         self.db.ensure(_SCHEMA)
-        self._check_version()
-
-    def _check_version(self) -> None:
-        version = self.db.meta("version")
-        if version is None and not self.db.read_only:
-            self.db.set_meta("version", str(LEDGER_VERSION))
-        elif version is not None and int(version) > LEDGER_VERSION:
-            raise UnsupportedFormatError(f"ledger version {version} is newer than {LEDGER_VERSION}",
-                                         path=self.path or ":memory:", version=int(version))
+        self.db.check_version("version", LEDGER_VERSION, "ledger")
 
     def _rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
         return self.db.rows_in(sql, values, *leading)

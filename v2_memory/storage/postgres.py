@@ -32,9 +32,8 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from ..errors import (StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError,
-                      UnsupportedFormatError)
-from .database import SCHEMA_VERSION, QueryHelpers
+from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError
+from .database import QueryHelpers
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
 
@@ -162,16 +161,6 @@ class PostgresDatabase(QueryHelpers):
         script = ";\n".join(_translate_schema(schema))  # no parameters: one round trip for the lot
         with self.transaction():
             self._run(lambda: self._db.execute(script))
-
-    def check_version(self, name: str = "schema_version") -> None:
-        """Refuse a database written by a newer release; stamp a new one with ours."""
-        value = self.meta(name)
-        if (value is None or int(value) < SCHEMA_VERSION) and not self.read_only:
-            self.set_meta(name, str(SCHEMA_VERSION))  # older rows are read as they are and rewritten when saved
-        elif value is not None and int(value) > SCHEMA_VERSION:
-            raise UnsupportedFormatError(f"state database version {value} is newer than this release "
-                                         f"understands ({SCHEMA_VERSION}); upgrade v2_memory to read it",
-                                         path=self.where, version=int(value))
 
     # -- transactions (``QueryHelpers.transaction``, over ``_begin`` and ``_finish`` here) ------------
     @contextmanager
