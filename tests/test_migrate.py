@@ -230,3 +230,28 @@ def test_migrate_from_an_empty_postgres_schema_says_there_is_no_store(pg_schema,
     with pytest.raises(StorePathError, match="no store"):
         migrate(pg_schema.url, tmp_path / "x.sqlite3")
     assert not (tmp_path / "x.sqlite3").exists()
+
+
+def test_a_json_store_written_during_the_copy_gives_a_copy_whose_logs_name_only_its_records(tmp_path, monkeypatch):
+    """The copy of a live JSON store: a record committed after the state database was copied is
+    above the copied commit mark and dropped; its log event must not be in the copy either (the
+    logs were copied last, so the copy's log named records it did not hold, and their ids were
+    handed out again)."""
+    import v2_memory.storage.migrate as migration
+
+    source = tmp_path / "live.json"
+    with MemoryManager(store_path=source) as live:
+        live.add(Message("user", "第一条 记忆 阈值", "ann"))
+        backup = migration._backup
+
+        def state_copied_then_a_write(path, copy):
+            backup(path, copy)
+            live.add(Message("user", "写在复制途中 记忆", "ann"))  # committed between the copies
+
+        monkeypatch.setattr(migration, "_backup", state_copied_then_a_write)
+        report = migrate(source, tmp_path / "copy.sqlite3")
+    assert report.ok
+    with MemoryManager(store_path=tmp_path / "copy.sqlite3") as copy:
+        held = {r["record_id"] for r in copy.store.all_records()}
+        named = {e.data["record_id"] for e in copy.audit.writes() if e.data.get("record_id") is not None}
+        assert held == {1} and named <= held

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from ..errors import StoreInconsistentError
-from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event
+from ..errors import StoreError, StoreInconsistentError
+from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record
 from .base import VectorStore
 from .database import StateDatabase
 from .ledger import Ledger, scope_key
@@ -40,7 +40,7 @@ from . import portable
 from .tracks import TrackTables
 from .vectors import VectorTable
 
-__all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning"]
+__all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning", "DelayedLogWarning"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS outbox (
@@ -54,6 +54,11 @@ COMMIT_MARK = "committed_through"
 
 class UncommittedRecordWarning(UserWarning):
     """Opening dropped records that were appended but never committed (a crash mid-``add``)."""
+
+
+class DelayedLogWarning(UserWarning):
+    """A change committed, but appending its audit events to the log files failed (disk full):
+    they wait in the outbox, and the next call or open appends them."""
 
 
 @dataclass(frozen=True)
@@ -124,11 +129,41 @@ class Storage:
                 "Restore the store file from a backup, or delete the state database too to start over",
                 path=store_path)
 
+    def _check_past_mark(self, mark: int) -> None:
+        """Records past the commit mark are dropped only when a crash is all they can come from:
+        the file's last records, no event in the logs (appended only after a commit) naming one,
+        and a file that still reaches the mark. Anything else is an error, and nothing is changed:
+        a state database restored from an older backup would otherwise delete every record added
+        since it, and a file cut in the middle would hand the lost records' ids out again."""
+        where = getattr(self.records, "path", None)
+        if self.records.last_id < mark:
+            raise StoreInconsistentError(
+                f"the store file's records end at id {self.records.last_id}, but its state database "
+                f"{self.db.path} recorded commits up to id {mark}: the file was cut short or replaced by an "
+                "older copy. Restore the store file from a backup at least as new as the state database, "
+                "or both files from the same backup", path=where)
+        tail = self.records.records_after(mark)
+        if tail and self._logged(set(tail)):
+            raise StoreInconsistentError(
+                f"the store holds records {tail[0]}..{tail[-1]} past its state database's last commit (id "
+                f"{mark}), and the audit logs show they were committed: the state database {self.db.path} is "
+                "older than the store (restored from a backup?). Restore the state database that belongs with "
+                "this store file, or both files from the same backup; nothing was changed", path=where)
+
+    def _logged(self, record_ids: set[int]) -> bool:
+        """Whether any audit event names one of these records (a damaged log is no witness)."""
+        try:
+            events = self.audit.writes() + self.audit.reads()
+        except StoreError:
+            return False
+        return any(mentions_record(event, rid) for event in events for rid in record_ids)
+
     def _recover(self) -> None:
         """Finish what a crash interrupted: uncommitted records out, outbox flushed, erasures done."""
         mark = self.db.meta(COMMIT_MARK)
         drop = getattr(self.records, "drop_records_after", None)
         if mark is not None and drop is not None:
+            self._check_past_mark(int(mark))
             dropped = drop(int(mark))
             if dropped:
                 warnings.warn(f"dropped {len(dropped)} record(s) (ids {dropped[0]}..{dropped[-1]}) appended by an "
@@ -174,7 +209,14 @@ class Storage:
         if outer:
             if emptied is not None and self._to_delete == emptied:
                 self._to_delete = None
-            self._flush_outbox()
+            try:
+                self._flush_outbox()
+            except (OSError, StoreError) as exc:
+                # Committed: raising now would invite a retry that stores the write twice. The
+                # events stay in the outbox; the next block (or the next open) appends them.
+                warnings.warn(f"the change is committed, but its audit events could not be appended to the logs yet "
+                              f"({exc}); they wait in the outbox and the next call or open appends them",
+                              DelayedLogWarning, stacklevel=3)
 
     # -- audit events ----------------------------------------------------------------------------
     def log(self, name: str, event: AuditEvent) -> None:

@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from ..errors import StoreCorruptError
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
@@ -279,6 +280,20 @@ class JsonVectorStore:
                 self._log.truncate(size)
             self._remove_from_memory(set(ids))
             self._next_id = min(ids, default=self._next_id)
+
+    def records_after(self, record_id: int) -> list[int]:
+        """The ids above ``record_id``, which a crash can leave only as the file's last records, in
+        order (one interrupted append); anywhere else they are damage: ``StoreCorruptError``."""
+        with self._lock:
+            order = list(self._by_id)  # file order (this is called on open, before any change)
+            tail = [rid for rid in order if rid > record_id]
+            if tail and (order[len(order) - len(tail):] != tail or tail != sorted(tail)):
+                first = next(n for n, rid in enumerate(order) if rid > record_id)
+                raise StoreCorruptError(
+                    f"record {order[first]} has an id past the last commit ({record_id}) but is not among the "
+                    "file's last records: the file is damaged, not cut by a crash; restore it from a backup "
+                    "(nothing was changed)", path=self.path, line=first + 2)
+            return tail
 
     def drop_records_after(self, record_id: int) -> list[int]:
         """Remove records with ids above ``record_id`` (appended, never committed: a crash came

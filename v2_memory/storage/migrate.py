@@ -7,8 +7,8 @@ the audit events — check the counts, and never change the source.
 
 How the source stays untouched: it is never opened for writing. Its files are copied into a
 temporary folder first — each SQLite file through SQLite's online backup from a read-only
-connection (a consistent picture even while another process writes), the JSON record file and
-logs after it, byte for byte — and the *copy* is opened, which finishes whatever a crash left
+connection (a consistent picture even while another process writes); for a JSON store its logs
+first, then the state database, then the record file, byte for byte — and the *copy* is opened, which finishes whatever a crash left
 half done there (uncommitted records dropped, outbox flushed, erasures completed), exactly as the
 next real open would. A PostgreSQL source is read through a read-only connection inside one
 ``REPEATABLE READ`` transaction (one picture, whatever other clients write). The copy is exported (``portable.py``), imported into the target in one
@@ -171,18 +171,22 @@ def _state_of(path: Path) -> Path:
 def _snapshot(backend: str, path: Path, folder: Path) -> Path:
     """Copy the source into ``folder`` under the same names; return the copy's store path.
 
-    The state database is copied first and the record file after it: records a writer appended
-    in between are above the copied commit mark, so opening the copy drops them as uncommitted."""
+    A JSON store is copied in the order its writer commits backwards. The logs come first: a log
+    event is appended only after its commit, so every event copied names a record the state
+    database copied next has committed. The record file comes last: records a writer appended
+    after that are above the copied commit mark, and no copied event names them, so opening the
+    copy drops them as uncommitted. (A live writer's last events may be missing from the copy;
+    none in it names a record it lacks.)"""
     copy = folder / path.name
     if backend == "sqlite":
         _backup(path, copy)
         return copy
+    for log in AuditLog(path.parent, stem=path.stem).files():
+        shutil.copyfile(log, folder / log.name)
     state = _state_of(path)
     if state.exists():
         _backup(state, folder / state.name)
     shutil.copyfile(path, copy)
-    for log in AuditLog(path.parent, stem=path.stem).files():
-        shutil.copyfile(log, folder / log.name)
     return copy
 
 
