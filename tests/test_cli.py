@@ -316,3 +316,21 @@ def test_an_empty_database_is_no_store_and_stays_empty(tmp_path, capsys, request
         assert schema.dump() == b""  # no table was created
     else:
         assert [p.name for p in tmp_path.iterdir()] == ["empty.sqlite3"] and Path(target).read_bytes() == b""
+
+
+@pytest.mark.parametrize("name", ["memory_store.json", "memory.sqlite3"])
+def test_erase_user_finds_a_user_whose_only_traces_are_tracks_after_the_log_was_trimmed(tmp_path, capsys, name):
+    """A user who only said "ok" has no record, only a window and a session; once the logs kept
+    only newer events, erase-user called that user unknown and left their window on disk."""
+    from v2_memory import MemoryManager, Message
+
+    path = tmp_path / name
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "嗯嗯好的", "ann", session_id="s1"))
+        assert memory.store.records("ann") == []  # filler: the window holds it, long-term memory does not
+        for _ in range(3):  # the logs forget ann's event
+            memory.audit.remove(lambda event: event.user_id == "ann")
+        assert not any(e.user_id == "ann" for e in memory.audit.writes() + memory.audit.reads())
+    assert main(["erase-user", "--store", str(path), "ann", "--yes"]) == 0
+    assert "嗯嗯好的".encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert main(["erase-user", "--store", str(path), "ann", "--yes"]) == 1  # now nothing is left of ann

@@ -16,7 +16,7 @@ import pytest
 from conftest import FakeClock
 from v2_memory import MemoryManager, Message
 from v2_memory.cli import main
-from v2_memory.errors import StoreInconsistentError, StorePathError
+from v2_memory.errors import StoreInconsistentError, StoreLockedError, StorePathError
 from v2_memory.storage.backends import open_storage
 from v2_memory.storage.migrate import migrate
 
@@ -232,26 +232,31 @@ def test_migrate_from_an_empty_postgres_schema_says_there_is_no_store(pg_schema,
     assert not (tmp_path / "x.sqlite3").exists()
 
 
-def test_a_json_store_written_during_the_copy_gives_a_copy_whose_logs_name_only_its_records(tmp_path, monkeypatch):
-    """The copy of a live JSON store: a record committed after the state database was copied is
-    above the copied commit mark and dropped; its log event must not be in the copy either (the
-    logs were copied last, so the copy's log named records it did not hold, and their ids were
-    handed out again)."""
+def test_a_json_store_a_writer_has_open_is_refused_and_copied_once_closed(tmp_path, monkeypatch):
+    """A JSON store was copied file by file while its writer went on: an add between the copies
+    left a copy whose log named a record it lacked, and a forget between them left the forgotten
+    text in the copy's log. The copy is now taken holding the writer's lock."""
     import v2_memory.storage.migrate as migration
 
-    source = tmp_path / "live.json"
+    source, target = tmp_path / "live.json", tmp_path / "copy.sqlite3"
     with MemoryManager(store_path=source) as live:
         live.add(Message("user", "第一条 记忆 阈值", "ann"))
-        backup = migration._backup
+        live.add(Message("user", "walrus-42 记忆 笔记", "ann"))
+        with pytest.raises(StoreLockedError, match="a writer has this JSON store open.*migrate again"):
+            migrate(source, target)
+        assert not target.exists()
+    backup = migration._backup
+    refused = []
 
-        def state_copied_then_a_write(path, copy):
-            backup(path, copy)
-            live.add(Message("user", "写在复制途中 记忆", "ann"))  # committed between the copies
+    def state_copied_then_a_writer_tries(path, copy):
+        backup(path, copy)
+        with pytest.raises(StoreLockedError):  # no writer can start while the copy is taken
+            MemoryManager(store_path=source)
+        refused.append(True)
 
-        monkeypatch.setattr(migration, "_backup", state_copied_then_a_write)
-        report = migrate(source, tmp_path / "copy.sqlite3")
+    monkeypatch.setattr(migration, "_backup", state_copied_then_a_writer_tries)
+    report = migrate(source, target)
+    assert refused == [True]
     assert report.ok
-    with MemoryManager(store_path=tmp_path / "copy.sqlite3") as copy:
-        held = {r["record_id"] for r in copy.store.all_records()}
-        named = {e.data["record_id"] for e in copy.audit.writes() if e.data.get("record_id") is not None}
-        assert held == {1} and named <= held
+    with MemoryManager(store_path=target) as copy:
+        assert [r["content"] for r in copy.store.records("ann")] == ["第一条 记忆 阈值", "walrus-42 记忆 笔记"]

@@ -689,6 +689,38 @@ def test_a_log_append_that_fails_after_the_commit_does_not_fail_the_add(backend,
         assert [e.data["record_id"] for e in memory.audit.writes()] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # an erasure's file part can wait for a later call
+def test_a_replacement_that_finishes_a_waiting_erasure_scrubs_the_file(backend, clock, monkeypatch):
+    """forget(scrub=False) skips the file-wide scrub for the value it replaces, but an earlier
+    erase_user whose file part failed is finished by the same call: that one is scrubbed."""
+    from v2_memory.storage.contract import Storage
+
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "bob 的秘密 walrus-42", "bob"))
+        old = memory.add(Message("user", "ann 的 偏好 第一版", "ann")).record_id
+        carry_out = Storage._carry_out
+        failures = iter([OSError(28, "No space left on device")])
+
+        def fails_once(self, *args):
+            error = next(failures, None)
+            if error is not None:
+                raise error
+            return carry_out(self, *args)
+
+        monkeypatch.setattr(Storage, "_carry_out", fails_once)
+        with pytest.raises(OSError):
+            memory.erase_user("bob")  # committed, its file part waits as an intent
+        scrubs = []
+        real_scrub = memory.storage.db.scrub
+        monkeypatch.setattr(memory.storage.db, "scrub", lambda: (scrubs.append(1), real_scrub()))
+        memory.add(Message("user", "ann 的 偏好 第二版", "ann"))
+        assert memory.forget("ann", old, scrub=False)
+        assert scrubs == [1]
+        assert memory.forget("ann", memory.store.records("ann")[0]["record_id"], scrub=False)
+        assert scrubs == [1]  # a replacement alone is not scrubbed
+    assert b"walrus-42" not in _bytes_on_disk(backend)
+
+
 # -- locks, symlinks, failed opens -----------------------------------------------------------------
 
 @pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
@@ -766,7 +798,7 @@ def test_forget_after_a_failed_log_append_leaves_no_outbox_row_quoting_the_recor
     with MemoryManager(store_path=path) as memory:
         doomed = memory.add(Message("user", "walrus-42 记忆污染 笔记", "ann")).record_id
         append = AuditLog.append_lines
-        failures = iter([OSError(28, "No space left on device")])
+        failures = iter([OSError(28, "No space left on device")] * 2)  # the read's flush, then the forget's
 
         def fails_once(self, name, lines):
             error = next(failures, None)
@@ -777,9 +809,13 @@ def test_forget_after_a_failed_log_append_leaves_no_outbox_row_quoting_the_recor
         monkeypatch.setattr(AuditLog, "append_lines", fails_once)
         with pytest.warns(DelayedLogWarning, match="No space"):  # committed: the call itself succeeds
             memory.build_context("记忆污染", "ann")
-        assert memory.forget("ann", doomed)
-        rows = memory.storage.db.fetchall("SELECT event FROM outbox")
-        assert not any("walrus-42" in row[0] for row in rows)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DelayedLogWarning)  # the second failure, wherever it lands
+            assert memory.forget("ann", doomed)
+            rows = memory.storage.db.fetchall("SELECT event FROM outbox")
+            assert not any("walrus-42" in row[0] for row in rows)
+            for text in ("下一条 记忆", "再下一条 记忆"):
+                memory.add(Message("user", text, "ann"))  # appends whatever waited in the outbox
     assert b"walrus-42" not in b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
 
 

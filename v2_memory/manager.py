@@ -497,7 +497,7 @@ class MemoryManager(Displayed):
                 self.ledger.forget(record_id)
                 self.storage.intend("forget", user_id, tenant_id, record_id)
             try:
-                self.storage.complete_intents(scrub=scrub)
+                self.storage.complete_intents(replacing=None if scrub else record_id)
             finally:
                 forget_texts()
             return True

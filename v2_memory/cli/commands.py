@@ -20,6 +20,7 @@ from ..observe.inspector import STORE_FILE, Turn, diff_sessions, open_store_dir,
 from ..manager import MemoryManager
 from ..storage.backends import backend_of
 from ..storage.migrate import migrate
+from ..storage.tracks import TrackTables
 from ..tables import clip, escape, format_table
 
 __all__ = ["COMMANDS"]
@@ -218,8 +219,12 @@ def _erase(args: argparse.Namespace) -> int:
         return 2
     path = _store_file(args.store)
     with open_store_dir(path) as opened:  # read-only first: an unknown user must change nothing
-        known = opened.store.records(args.user_id, tenant_id=args.tenant_id) or any(
-            e.user_id == args.user_id and e.tenant_id == args.tenant_id for e in opened.audit.writes())
+        # Known by any trace: records, a track (a window of filler holds no record), or a log event
+        # (the logs keep only their newest events, so they alone cannot say who is unknown).
+        scope = (args.tenant_id, args.user_id)
+        known = (opened.store.records(args.user_id, tenant_id=args.tenant_id)
+                 or scope in TrackTables(opened.ledger.db).scopes()
+                 or any((e.tenant_id, e.user_id) == scope for e in opened.audit.writes() + opened.audit.reads()))
         shown = opened.store_path  # a server's URL with its password masked
     if not known:
         raise ValueError(f"no memory of user {args.user_id!r} in {shown}; nothing was erased")

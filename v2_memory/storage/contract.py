@@ -73,6 +73,7 @@ class ErasureDone:
     store_files: tuple[str, ...]
     log_files: tuple[str, ...]
     damaged_log_lines: tuple[DamagedLine, ...] = ()
+    record_id: int | None = None  # the forgotten record (None for erase_user)
 
 
 class Storage:
@@ -279,6 +280,11 @@ class Storage:
         with self.transaction():
             if op == "erase_user":
                 self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
+            elif record_id is not None:  # a read that quoted the record may still wait here (a failed append)
+                rows = self.db.fetchall("SELECT seq, event FROM outbox WHERE user_id = ? AND tenant_id IS ?",
+                                        (user_id, tenant_id))
+                self.db.executemany("DELETE FROM outbox WHERE seq = ?", [
+                    (seq,) for seq, raw in rows if mentions_record(AuditEvent.from_dict(json.loads(raw)), record_id)])
             # Vectors are in the state database: they go in this very transaction, on every backend.
             if op == "erase_user":
                 self.vectors.erase(scope_key(user_id, tenant_id))
@@ -294,10 +300,13 @@ class Storage:
         record = self.records.get(record_id)
         return record is not None and (record.get("tenant_id"), record["user_id"]) == (tenant_id, user_id)
 
-    def complete_intents(self, *, scrub: bool = True) -> list[ErasureDone]:
+    def complete_intents(self, *, replacing: int | None = None) -> list[ErasureDone]:
         """Carry out every committed intent on the record file and the logs, then forget the intent;
         return what each erasure (including those already done inside a transaction) removed.
-        ``scrub=False`` leaves the state database's freed pages as they are (``MemoryManager.forget``)."""
+
+        Then the state database is scrubbed, unless the only erasure carried out is the forget of
+        ``replacing``: a value replaced, not erased (``MemoryManager.forget(scrub=False)``). An
+        earlier call's erasure that waited here is always scrubbed."""
         done, self._done = self._done, []
         for intent_id, op, user_id, tenant_id, record_id in self.db.fetchall(
                 "SELECT id, op, user_id, tenant_id, record_id FROM intents ORDER BY id"):
@@ -309,7 +318,7 @@ class Storage:
             if self._logged_through:
                 self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._logged_through,))
                 self._to_delete = None
-            if scrub:
+            if replacing is None or any((d.op, d.record_id) != ("forget", replacing) for d in done):
                 self.db.scrub()  # pages and the write-ahead log may still hold the erased rows' bytes
         return done
 
@@ -325,7 +334,7 @@ class Storage:
             logs, files = self.audit.forget(record_id, user_id, tenant_id)
         paths = tuple(str(p) for p in self.records.files()) if store else ()
         return ErasureDone(op, user_id, tenant_id, store, logs, paths, tuple(str(p) for p in files),
-                           tuple(self.audit.damaged[before:]))
+                           tuple(self.audit.damaged[before:]), record_id if op == "forget" else None)
 
     # -- the portable form (migration) -----------------------------------------------------------
     def export(self) -> Iterator[portable.Item]:

@@ -7,8 +7,8 @@ the audit events — check the counts, and never change the source.
 
 How the source stays untouched: it is never opened for writing. Its files are copied into a
 temporary folder first — each SQLite file through SQLite's online backup from a read-only
-connection (a consistent picture even while another process writes); for a JSON store its logs
-first, then the state database, then the record file, byte for byte — and the *copy* is opened, which finishes whatever a crash left
+connection (a consistent picture even while another process writes); a JSON store's files byte
+for byte, holding its writer's lock (a store a writer has open is refused) — and the *copy* is opened, which finishes whatever a crash left
 half done there (uncommitted records dropped, outbox flushed, erasures completed), exactly as the
 next real open would. A PostgreSQL source is read through a read-only connection inside one
 ``REPEATABLE READ`` transaction (one picture, whatever other clients write). The copy is exported (``portable.py``), imported into the target in one
@@ -23,12 +23,13 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from ..errors import StoreError, StoreInconsistentError, StorePathError
+from ..errors import StoreError, StoreInconsistentError, StoreLockedError, StorePathError
+from ..files import lock_exclusively
 from .audit_log import AuditLog
 from .backends import backend_of, open_storage, tables_storage
 from .contract import Storage
@@ -171,23 +172,42 @@ def _state_of(path: Path) -> Path:
 def _snapshot(backend: str, path: Path, folder: Path) -> Path:
     """Copy the source into ``folder`` under the same names; return the copy's store path.
 
-    A JSON store is copied in the order its writer commits backwards. The logs come first: a log
-    event is appended only after its commit, so every event copied names a record the state
-    database copied next has committed. The record file comes last: records a writer appended
-    after that are above the copied commit mark, and no copied event names them, so opening the
-    copy drops them as uncommitted. (A live writer's last events may be missing from the copy;
-    none in it names a record it lacks.)"""
+    A JSON store is copied holding its writer's lock, so nothing changes it meanwhile: an add
+    or an erasure between copying one of its files and the next would leave a copy whose logs
+    name records it lacks, or quote what was erased. A store a writer has open is refused."""
     copy = folder / path.name
     if backend == "sqlite":
         _backup(path, copy)
         return copy
-    for log in AuditLog(path.parent, stem=path.stem).files():
-        shutil.copyfile(log, folder / log.name)
-    state = _state_of(path)
-    if state.exists():
-        _backup(state, folder / state.name)
-    shutil.copyfile(path, copy)
+    with _no_writer(path):
+        state = _state_of(path)
+        if state.exists():
+            _backup(state, folder / state.name)
+        shutil.copyfile(path, copy)
+        for log in AuditLog(path.parent, stem=path.stem).files():
+            shutil.copyfile(log, folder / log.name)
     return copy
+
+
+@contextmanager
+def _no_writer(path: Path) -> Iterator[None]:
+    """Hold a JSON store's writer lock (a store never opened for writing has no lock file, and
+    none is made: the source is not changed)."""
+    real = path.resolve()
+    lock = real.with_name(f".{real.name}.lock")
+    if not lock.exists():
+        yield
+        return
+    try:
+        handle = lock_exclusively(lock)
+    except StoreLockedError:
+        raise StoreLockedError("a writer has this JSON store open (one writer per store file): close it, or stop "
+                               "that process, and migrate again. A JSON store is copied while no one writes it; "
+                               "SQLite and PostgreSQL stores can be copied live", path=path) from None
+    try:
+        yield
+    finally:
+        handle.close()
 
 
 def _backup(path: Path, copy: Path) -> None:
