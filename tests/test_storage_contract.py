@@ -622,7 +622,7 @@ def test_a_state_database_older_than_the_store_is_an_error_not_a_loss_of_the_new
     shutil.copyfile(_state_file(backend), current)
     shutil.copyfile(backup, _state_file(backend))
     before = backend.target.read_bytes()
-    with pytest.raises(StoreInconsistentError, match=r"records 2\.\.3 past .*last commit \(id 1\).*older than the store"):
+    with pytest.raises(StoreInconsistentError, match=r"records 2\.\.3 past .*last commit \(id 1\).*older than the file"):
         backend.open(clock=clock)
     assert backend.target.read_bytes() == before  # nothing was dropped
     shutil.copyfile(current, _state_file(backend))  # the state database that belongs with the file
@@ -641,7 +641,7 @@ def test_a_store_file_cut_short_is_an_error_and_its_ids_are_not_handed_out_again
     backend.target.write_bytes(kept)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the half line is dropped as torn, as a crash's would be
-        with pytest.raises(StoreInconsistentError, match="records end at id 2.*commits up to id 5.*cut short"):
+        with pytest.raises(StoreInconsistentError, match="up to id 5 and describes record 5.*last record is 2.*cut short"):
             backend.open(clock=clock)
 
 
@@ -656,9 +656,36 @@ def test_a_damaged_id_in_the_middle_of_the_store_file_is_an_error_and_the_file_i
     lines[2] = lines[2].replace('"record_id":2,', '"record_id":9,')
     backend.target.write_text("".join(lines), encoding="utf-8")
     before = backend.target.read_bytes()
-    with pytest.raises(StoreCorruptError, match="line 3: record 9 has an id past the last commit"):
+    with pytest.raises(StoreCorruptError, match="records 9 have ids past the last commit"):
         backend.open(clock=clock)
     assert backend.target.read_bytes() == before
+
+
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
+def test_a_damaged_id_in_the_last_record_is_not_taken_for_a_crash(backend, clock):
+    """A crash leaves ids numbered on from the commit mark: 4 damaged into 9 is no such tail."""
+    with backend.open(clock=clock) as memory:
+        for n in range(4):
+            memory.add(Message("user", f"第{n}条 记忆 阈值", "ann"))
+    text = backend.target.read_text(encoding="utf-8")
+    backend.target.write_text(text.replace('"record_id":4,', '"record_id":9,'), encoding="utf-8")
+    before = backend.target.read_bytes()
+    with pytest.raises(StoreCorruptError, match=r"records 9 have ids past the last commit \(4\)"):
+        backend.open(clock=clock)
+    assert backend.target.read_bytes() == before
+
+
+@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
+def test_a_store_file_cut_short_after_a_rewrite_is_an_error(backend, clock):
+    """A forget rewrites the file with its next id in the header, so the header alone reached
+    the commit mark after a cut; the ledger still describes the lost records."""
+    with backend.open(clock=clock) as memory:
+        ids = [memory.add(Message("user", f"第{n}条 记忆 阈值", "ann")).record_id for n in range(5)]
+        memory.forget("ann", ids[0])
+    lines = backend.target.read_bytes().splitlines(keepends=True)
+    backend.target.write_bytes(b"".join(lines[:3]))  # the header and records 2 and 3
+    with pytest.raises(StoreInconsistentError, match="describes record 5, but the store file's last record is 3"):
+        backend.open(clock=clock)
 
 
 @pytest.mark.parametrize("backend", ["json"], indirect=True)  # the only backend whose logs are appended after the commit
@@ -1255,6 +1282,16 @@ def test_a_database_log_keeps_its_newest_events_and_a_new_process_trims_on_its_f
         assert [e.data["query"] for e in memory.audit.reads()][-1] == "记忆 last"
         assert len(memory.audit.reads()) == 3
         assert memory.retrieve("阈值", "u1")  # the memory itself is untouched
+        # At its real cadence: a log of 200 is trimmed every 2 appends, so it holds 200 or 201.
+        memory.storage.audit.max_events = 200
+        memory.storage.audit.import_events("reads", memory.audit.reads() * 150)
+        sizes = []
+        for n in range(3):
+            memory.build_context(f"记忆 cadence {n}", "u1")
+            sizes.append(len(memory.audit.reads()))
+        assert sizes in ([201, 200, 201], [200, 201, 200])
+        with pytest.raises(ValueError, match="max_events"):
+            memory.storage.audit.max_events = 0
 
 
 def test_an_in_memory_log_keeps_its_newest_events():

@@ -28,7 +28,7 @@ from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
 __all__ = ["encode_event", "AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record",
-           "MAX_EVENTS", "check_max_events"]
+           "records_named", "MAX_EVENTS", "check_max_events"]
 
 MAX_EVENTS = 10_000  # per log, where events are counted rather than files sized (memory, database tables)
 
@@ -75,10 +75,14 @@ def user_hash(user_id: str, tenant_id: str | None = None) -> str:
 
 def mentions_record(event: AuditEvent, record_id: int) -> bool:
     """Whether an event holds one record's text: its write, or a read that judged or showed it."""
+    return record_id in records_named(event)
+
+
+def records_named(event: AuditEvent) -> set[int]:
+    """The records whose text an event holds: a write's record; a read's candidates and shown."""
     if event.kind == "read":
-        return (record_id in event.data.get("shown", [])
-                or any(c.get("record_id") == record_id for c in event.data.get("candidates", [])))
-    return event.data.get("record_id") == record_id
+        return {*event.data.get("shown", []), *(c.get("record_id") for c in event.data.get("candidates", []))}
+    return {event.data.get("record_id")}
 
 
 def _owned_by(event: AuditEvent, user_id: str, tenant_id: str | None) -> bool:
@@ -191,7 +195,7 @@ class AuditLog:
                  max_bytes: int = 5_000_000, backups: int = 3, fsync: bool = False, max_events: int = MAX_EVENTS) -> None:
         if max_bytes < 1024 or backups < 1:
             raise ValueError("max_bytes must be >= 1024 and backups >= 1")
-        self.max_events = check_max_events(max_events)  # in memory only: files rotate by size
+        self.max_events = max_events  # in memory only: files rotate by size
         self._lock = threading.RLock()
         self.folder = Path(folder) if folder is not None else None
         self._memory: dict[str, list[AuditEvent]] = {"writes": [], "reads": []}
@@ -203,6 +207,15 @@ class AuditLog:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._logs = {name: _JsonlFile(self.folder / f"{stem}.{name}.jsonl", max_bytes, backups, fsync)
                           for name in ("writes", "reads")}
+
+    @property
+    def max_events(self) -> int:
+        """How many events each in-memory log keeps (files rotate by size instead)."""
+        return self._max_events
+
+    @max_events.setter
+    def max_events(self, value: int) -> None:
+        self._max_events = check_max_events(value)
 
     def log_write(self, event: AuditEvent) -> None:
         """Record a write or lifecycle event."""

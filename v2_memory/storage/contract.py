@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..errors import StoreError, StoreInconsistentError
-from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record
+from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record, records_named
 from .base import VectorStore
 from .database import StateDatabase
 from .ledger import Ledger, scope_key
@@ -132,24 +132,29 @@ class Storage:
 
     def _check_past_mark(self, mark: int) -> None:
         """Records past the commit mark are dropped only when a crash is all they can come from:
-        the file's last records, no event in the logs (appended only after a commit) naming one,
-        and a file that still reaches the mark. Anything else is an error, and nothing is changed:
-        a state database restored from an older backup would otherwise delete every record added
-        since it, and a file cut in the middle would hand the lost records' ids out again."""
+        the file's last records, numbered on from the mark, no event in the logs (appended only
+        after a commit) naming one, and a file that still holds every record the state database
+        describes. Anything else is an error, and nothing is changed: a state database restored
+        from an older backup would otherwise delete every record added since it, and a file cut in
+        the middle would hand the lost records' ids out again."""
         where = getattr(self.records, "path", None)
-        if self.records.last_id < mark:
+        described = self.ledger.highest_id()
+        if self.records.last_id < mark or described > self.records.highest_id:
             raise StoreInconsistentError(
-                f"the store file's records end at id {self.records.last_id}, but its state database "
-                f"{self.db.path} recorded commits up to id {mark}: the file was cut short or replaced by an "
-                "older copy. Restore the store file from a backup at least as new as the state database, "
-                "or both files from the same backup", path=where)
+                f"the state database {self.db.path} committed records up to id {mark} and describes record "
+                f"{described}, but the store file's last record is {self.records.highest_id}: the file was cut "
+                "short or replaced by an older copy. Restore it from a backup at least as new as the state "
+                "database, or both files from the same backup (with no backup: move the state database aside "
+                "and open with adopt_store=True; its corrections and confirmations are lost)", path=where)
         tail = self.records.records_after(mark)
         if tail and self._logged(set(tail)):
             raise StoreInconsistentError(
-                f"the store holds records {tail[0]}..{tail[-1]} past its state database's last commit (id "
+                f"the store file holds records {tail[0]}..{tail[-1]} past its state database's last commit (id "
                 f"{mark}), and the audit logs show they were committed: the state database {self.db.path} is "
-                "older than the store (restored from a backup?). Restore the state database that belongs with "
-                "this store file, or both files from the same backup; nothing was changed", path=where)
+                "older than the file (restored from an older backup, or its last commits were lost in a power "
+                "cut with fsync=False). Restore the state database that belongs with this file, or both files "
+                f"from the same backup; to give those records up instead, delete the file's last {len(tail)} "
+                "line(s). Nothing was changed", path=where)
 
     def _logged(self, record_ids: set[int]) -> bool:
         """Whether any audit event names one of these records (a damaged log is no witness)."""
@@ -157,7 +162,7 @@ class Storage:
             events = self.audit.writes() + self.audit.reads()
         except StoreError:
             return False
-        return any(mentions_record(event, rid) for event in events for rid in record_ids)
+        return any(not record_ids.isdisjoint(records_named(event)) for event in events)
 
     def _recover(self) -> None:
         """Finish what a crash interrupted: uncommitted records out, outbox flushed, erasures done."""

@@ -282,18 +282,24 @@ class JsonVectorStore:
             self._next_id = min(ids, default=self._next_id)
 
     def records_after(self, record_id: int) -> list[int]:
-        """The ids above ``record_id``, which a crash can leave only as the file's last records, in
-        order (one interrupted append); anywhere else they are damage: ``StoreCorruptError``."""
+        """The ids above ``record_id``. A crash can leave them only as the file's last records,
+        numbered on from ``record_id + 1`` (one interrupted append); otherwise they are damage:
+        ``StoreCorruptError``, and nothing is changed."""
         with self._lock:
             order = list(self._by_id)  # file order (this is called on open, before any change)
             tail = [rid for rid in order if rid > record_id]
-            if tail and (order[len(order) - len(tail):] != tail or tail != sorted(tail)):
-                first = next(n for n, rid in enumerate(order) if rid > record_id)
+            if tail and (order[len(order) - len(tail):] != tail or tail != list(range(record_id + 1, record_id + 1 + len(tail)))):
                 raise StoreCorruptError(
-                    f"record {order[first]} has an id past the last commit ({record_id}) but is not among the "
-                    "file's last records: the file is damaged, not cut by a crash; restore it from a backup "
-                    "(nothing was changed)", path=self.path, line=first + 2)
+                    f"records {', '.join(map(str, tail[:5]))} have ids past the last commit ({record_id}) but are not "
+                    f"the file's last records numbered on from {record_id + 1}: the file is damaged, not cut by a "
+                    "crash; restore it from a backup (nothing was changed)", path=self.path)
             return tail
+
+    @property
+    def highest_id(self) -> int:
+        """The highest id among the records the file holds now (0 for none); ``last_id`` may be
+        higher, for records since erased."""
+        return max(self._by_id, default=0)
 
     def drop_records_after(self, record_id: int) -> list[int]:
         """Remove records with ids above ``record_id`` (appended, never committed: a crash came

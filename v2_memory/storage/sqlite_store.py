@@ -243,10 +243,19 @@ class SqliteAuditLog:
 
     def __init__(self, db: StateDatabase, *, max_events: int = MAX_EVENTS) -> None:
         self.db = db
-        self.max_events = check_max_events(max_events)
+        self.max_events = max_events
         self.damaged: list[DamagedLine] = []  # a table has no torn or damaged lines
         self._until_trim = {"writes": 0, "reads": 0}  # appends left before this process trims that log
         db.ensure(_SCHEMA)
+
+    @property
+    def max_events(self) -> int:
+        """How many events each log keeps (between trims, up to 1 % more)."""
+        return self._max_events
+
+    @max_events.setter
+    def max_events(self, value: int) -> None:
+        self._max_events = check_max_events(value)
 
     def log_write(self, event: AuditEvent) -> None:
         self.append_events("writes", [event])
