@@ -28,7 +28,7 @@ from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
 __all__ = ["encode_event", "AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record",
-           "records_named", "MAX_EVENTS", "check_max_events"]
+           "records_named", "MAX_EVENTS", "check_max_events", "EventBound"]
 
 MAX_EVENTS = 10_000  # per log, where events are counted rather than files sized (memory, database tables)
 
@@ -38,6 +38,20 @@ def check_max_events(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValueError(f"max_events must be a whole number >= 1, got {value!r}")
     return value
+
+
+class EventBound:
+    """``max_events``, checked whenever it is set: how many events a log that counts them keeps."""
+
+    _max_events: int = MAX_EVENTS
+
+    @property
+    def max_events(self) -> int:
+        return self._max_events
+
+    @max_events.setter
+    def max_events(self, value: int) -> None:
+        self._max_events = check_max_events(value)
 
 
 class TornLogLineWarning(UserWarning):
@@ -188,7 +202,7 @@ def _read_lenient(path: Path, *, strict: bool) -> Iterator[AuditEvent | DamagedL
             yield DamagedLine(path, number)
 
 
-class AuditLog:
+class AuditLog(EventBound):
     """The write log and the read log of one store (or of an in-memory manager)."""
 
     def __init__(self, folder: Path | str | None = None, *, stem: str = "memory_store",
@@ -207,15 +221,6 @@ class AuditLog:
             self.folder.mkdir(parents=True, exist_ok=True)
             self._logs = {name: _JsonlFile(self.folder / f"{stem}.{name}.jsonl", max_bytes, backups, fsync)
                           for name in ("writes", "reads")}
-
-    @property
-    def max_events(self) -> int:
-        """How many events each in-memory log keeps (files rotate by size instead)."""
-        return self._max_events
-
-    @max_events.setter
-    def max_events(self, value: int) -> None:
-        self._max_events = check_max_events(value)
 
     def log_write(self, event: AuditEvent) -> None:
         """Record a write or lifecycle event."""

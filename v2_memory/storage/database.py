@@ -130,7 +130,6 @@ class QueryHelpers:
         if (version is None or version < current) and not self.read_only:  # type: ignore[attr-defined]
             self.set_meta(name, str(current))  # type: ignore[attr-defined]
 
-
     def check_text(self, texts: Iterable[str | None]) -> None:
         """Refuse, before anything is written, a text this database cannot hold (SQLite holds any)."""
 

@@ -31,7 +31,7 @@ from ..errors import StoreCorruptError
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
-from .audit_log import MAX_EVENTS, AuditEvent, DamagedLine, check_max_events, encode_event, mentions_record
+from .audit_log import MAX_EVENTS, AuditEvent, DamagedLine, EventBound, encode_event, mentions_record
 from .base import check_search, new_record
 from .database import StateDatabase
 from .json_store import _checked_import, _Partition
@@ -232,7 +232,7 @@ class SqliteVectorStore:
         self._cache.clear()
 
 
-class SqliteAuditLog:
+class SqliteAuditLog(EventBound):
     """The audit logs as a table (same methods as ``AuditLog``): erasure is a ``DELETE``.
 
     Each log keeps its newest ``max_events`` events. Every reader writes a read event, so without
@@ -247,15 +247,6 @@ class SqliteAuditLog:
         self.damaged: list[DamagedLine] = []  # a table has no torn or damaged lines
         self._until_trim = {"writes": 0, "reads": 0}  # appends left before this process trims that log
         db.ensure(_SCHEMA)
-
-    @property
-    def max_events(self) -> int:
-        """How many events each log keeps (between trims, up to 1 % more)."""
-        return self._max_events
-
-    @max_events.setter
-    def max_events(self, value: int) -> None:
-        self._max_events = check_max_events(value)
 
     def log_write(self, event: AuditEvent) -> None:
         self.append_events("writes", [event])
