@@ -134,7 +134,7 @@ class Storage:
         """Records past the commit mark are dropped only when a crash is all they can come from:
         the file's last records, numbered on from the mark, no event in the logs (appended only
         after a commit) naming one, and a file that still holds every record the state database
-        describes. Anything else is an error, and nothing is changed: a state database restored
+        describes. Anything else is an error, and no record is dropped: a state database restored
         from an older backup would otherwise delete every record added since it, and a file cut in
         the middle would hand the lost records' ids out again."""
         where = getattr(self.records, "path", None)
@@ -154,7 +154,7 @@ class Storage:
                 "older than the file (restored from an older backup, or its last commits were lost in a power "
                 "cut with fsync=False). Restore the state database that belongs with this file, or both files "
                 f"from the same backup; to give those records up instead, delete the file's last {len(tail)} "
-                "line(s). Nothing was changed", path=where)
+                "line(s). No record was dropped", path=where)
 
     def _logged(self, record_ids: set[int]) -> bool:
         """Whether any audit event names one of these records (a damaged log is no witness)."""

@@ -292,7 +292,7 @@ class JsonVectorStore:
                 raise StoreCorruptError(
                     f"records {', '.join(map(str, tail[:5]))} have ids past the last commit ({record_id}) but are not "
                     f"the file's last records numbered on from {record_id + 1}: the file is damaged, not cut by a "
-                    "crash; restore it from a backup (nothing was changed)", path=self.path)
+                    "crash; restore it from a backup (no record was dropped)", path=self.path)
             return tail
 
     @property
