@@ -1328,3 +1328,35 @@ def test_a_newer_or_garbled_version_is_refused_by_the_manager_and_the_read_only_
         done = subprocess.run([sys.executable, "-m", "v2_memory", *command, "--store", str(store)],
                               capture_output=True, text=True, cwd=REPO, encoding="utf-8")
         assert done.returncode == 1 and error in done.stderr, (command, done.stdout, done.stderr)
+
+
+# -- health on a live store ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"], indirect=True)  # stores other processes write
+def test_health_reads_one_picture_of_a_store_another_process_is_writing(backend, monkeypatch):
+    """health() read the logs, then the records, then the ledger, each as it was at that moment:
+    a write by another process in between gave a report whose records had no write events."""
+    import v2_memory.manager as manager_module
+
+    seen = {}
+    report = manager_module.health_report
+
+    def recording(records, states, writes, reads, **options):
+        seen.update(records=len(records), writes=sum(1 for e in writes if e.kind == "write"), states=len(states))
+        return report(records, states, writes, reads, **options)
+
+    monkeypatch.setattr(manager_module, "health_report", recording)
+    with backend.open() as memory, backend.open() as other:
+        memory.add(Message("user", "组会在周三 记忆", "ann"))
+        all_records = memory.store.all_records
+
+        def another_process_writes_first():
+            other.add(Message("user", "CS201 作业 周五截止", "bob"))  # another connection, committed
+            return all_records()
+
+        monkeypatch.setattr(memory.store, "all_records", another_process_writes_first)
+        memory.health()
+        assert seen == {"records": 1, "writes": 1, "states": 1}
+        monkeypatch.setattr(memory.store, "all_records", all_records)
+        memory.health()
+        assert seen == {"records": 2, "writes": 2, "states": 2}  # the next report sees it

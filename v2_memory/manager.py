@@ -37,7 +37,7 @@ from .storage import VectorStore
 from .storage.audit_log import AuditLog as _AuditLog
 from .storage.backends import open_storage
 from .storage.contract import Storage
-from .storage.database import StateDatabase
+from .storage.database import StateDatabase, consistent_reads
 from .storage.semantic_store import SemanticStore
 from .retrieval.embedder import Embedder
 from .storage.tracks import ScopeTracks
@@ -529,7 +529,7 @@ class MemoryManager(Displayed):
         """The memory health dashboard (pollution rate, decay efficiency, leakage, ...) right now:
         of the whole store, or, given ``user_id`` (and ``tenant_id``), of that user's memory only."""
         scope = require_scope(user_id, tenant_id) if user_id is not None else None
-        with self._lock:
+        with self._lock, consistent_reads(self.storage.db):  # one picture, while other processes write
             writes = self.audit.writes() if self.audit is not None else []
             reads = self.audit.reads() if self.audit is not None else []
             if scope is None:

@@ -19,6 +19,7 @@ from ..observe.health import health_report
 from ..observe.inspector import STORE_FILE, Turn, diff_sessions, open_store_dir, session_owners, session_turns, sessions
 from ..manager import MemoryManager
 from ..storage.backends import backend_of
+from ..storage.database import consistent_reads
 from ..storage.migrate import migrate
 from ..storage.tracks import TrackTables
 from ..tables import clip, escape, format_table
@@ -151,7 +152,7 @@ def _health_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _health(args: argparse.Namespace) -> int:
-    with open_store_dir(_store_file(args.store)) as opened:
+    with open_store_dir(_store_file(args.store)) as opened, consistent_reads(opened.ledger.db):
         records = opened.store.all_records()
         report = health_report(records, opened.ledger.states(r["record_id"] for r in records), opened.audit.writes(),
                                opened.audit.reads(), rates=MemoryManager.default_rates(), now=datetime.now(timezone.utc))

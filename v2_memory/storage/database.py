@@ -22,14 +22,14 @@ import sqlite3
 import threading
 import time
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NoReturn, Sequence
 
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
 from ..files import open_private_append
 
-__all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK", "ResidueWarning"]
+__all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK", "ResidueWarning", "consistent_reads"]
 
 # 1: the ledger alone; 2: + tracks, audit outbox, intents, commit mark; 3: summary covers as rows,
 # snippets with the record each shows (a release that knows only 2 would misread them: it must refuse)
@@ -40,6 +40,13 @@ CHUNK = 500  # values per IN (...) list: far below SQLite's variable limit, what
 
 class ResidueWarning(UserWarning):
     """An erasure committed, but another connection kept the file busy: old bytes may remain a while."""
+
+
+def consistent_reads(db: Any) -> Any:
+    """A context in which ``db``'s reads see one picture of the store (its ``snapshot()``), or
+    the open transaction's own when there is one."""
+    snapshot = getattr(db, "snapshot", None)
+    return snapshot() if snapshot is not None and not db.in_transaction else nullcontext()
 
 
 class QueryHelpers:
@@ -231,6 +238,20 @@ class StateDatabase(QueryHelpers):
     @property
     def in_transaction(self) -> bool:
         return self._depth > 0
+
+    @contextmanager
+    def snapshot(self) -> Iterator[StateDatabase]:
+        """Reads inside see one picture of the file, however many statements they take (a health
+        report while other processes write): a read transaction, which WAL keeps to the moment
+        of its first read. Nothing may be written inside."""
+        with self._lock:
+            if self._depth:
+                raise StoreError("a snapshot cannot start inside a transaction", path=self._where)
+            self._translate(lambda: self._db.execute("BEGIN DEFERRED"))
+            try:
+                yield self
+            finally:
+                self._db.rollback()
 
     # -- statements ----------------------------------------------------------------------------
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:

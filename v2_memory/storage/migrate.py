@@ -23,16 +23,17 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 from ..errors import StoreError, StoreInconsistentError, StoreLockedError, StorePathError
 from ..files import lock_exclusively
 from .audit_log import AuditLog
 from .backends import backend_of, open_storage, tables_storage
 from .contract import Storage
+from .database import consistent_reads
 from .postgres import mask_url
 
 __all__ = ["migrate", "MigrationReport"]
@@ -77,7 +78,7 @@ def migrate(source: Path | str, target: Path | str) -> MigrationReport:
     with tempfile.TemporaryDirectory(prefix="v2_memory_migrate_") as folder:
         original = _open_source(source_backend, source_where, Path(folder))
         try:
-            with _consistent(original):
+            with consistent_reads(original.db):
                 source_counts = original.counts()
                 _copy_into(original, target, target_backend, target_where)
         finally:
@@ -130,13 +131,6 @@ def _open_source(backend: str, where: Path | str, folder: Path) -> Storage:
         raise StorePathError("no store here to migrate from (no v2_memory tables in this schema)",
                              path=mask_url(str(where)))
     return tables_storage(db, "postgres")
-
-
-def _consistent(storage: Storage) -> Any:
-    """One consistent picture of the source while it is counted and exported: a server's other
-    clients may write meanwhile (a file copy is consistent already)."""
-    snapshot = getattr(storage.db, "snapshot", None)
-    return snapshot() if snapshot is not None else nullcontext()
 
 
 def _copy_into(original: Storage, target: Path | str, backend: str, where: Path | str) -> None:
