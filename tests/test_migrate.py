@@ -260,3 +260,22 @@ def test_a_json_store_a_writer_has_open_is_refused_and_copied_once_closed(tmp_pa
     assert report.ok
     with MemoryManager(store_path=target) as copy:
         assert [r["content"] for r in copy.store.records("ann")] == ["第一条 记忆 阈值", "walrus-42 记忆 笔记"]
+
+
+def test_a_json_store_on_a_read_only_medium_is_still_migrated(tmp_path, monkeypatch):
+    """Taking the writer's lock opened the lock file for appending, which a read-only mount (a
+    backup) refuses: migrate failed with a raw OSError where it used to copy."""
+    import v2_memory.files as files
+
+    source = tmp_path / "backup" / "memory_store.json"
+    with MemoryManager(store_path=source) as memory:
+        memory.add(Message("user", "第一条 记忆 阈值", "ann"))
+    writable = files.open_private_append
+
+    def read_only_medium(path):
+        if Path(path).parent == source.parent:
+            raise OSError(30, "Read-only file system", str(path))
+        return writable(path)
+
+    monkeypatch.setattr(files, "open_private_append", read_only_medium)
+    assert migrate(source, tmp_path / "copy.sqlite3").ok

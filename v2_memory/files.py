@@ -81,15 +81,16 @@ def open_private_append(path: Path | str) -> BinaryIO:
     return os.fdopen(fd, "ab", buffering=0)
 
 
-def lock_exclusively(lock_path: Path) -> BinaryIO:
+def lock_exclusively(lock_path: Path, *, read_only: bool = False) -> BinaryIO:
     """Hold an exclusive, non-blocking lock on ``lock_path``; close the returned handle to release it.
 
     The operating system drops the lock when the process dies, so a crash never leaves a stale lock.
-    Raises ``StoreLockedError`` when another writer holds it.
+    Raises ``StoreLockedError`` when another writer holds it. ``read_only=True`` locks an existing
+    file through a read-only handle (a store on a read-only medium can still be locked).
     """
     from .errors import StoreLockedError
 
-    handle = open_private_append(lock_path)
+    handle = open(lock_path, "rb", buffering=0) if read_only else open_private_append(lock_path)
     try:
         if os.name == "nt":
             import msvcrt
@@ -102,7 +103,7 @@ def lock_exclusively(lock_path: Path) -> BinaryIO:
     except OSError as exc:
         handle.close()
         raise StoreLockedError(
-            "another writer has this store open (one writer per store file). In this process? close() "
+            "another writer (or a migrate copying it) has this store open (one writer per store file). In this process? close() "
             "the other JsonVectorStore first (a MemoryManager opened again on the same file closes the "
             "earlier one by itself). In another process? Stop it, or open it read-only, without the lock: "
             "python -m v2_memory inspect|health --store PATH, or JsonVectorStore(path, read_only=True)",

@@ -133,19 +133,19 @@ class Storage:
     def _check_past_mark(self, mark: int) -> None:
         """Records past the commit mark are dropped only when a crash is all they can come from:
         the file's last records, numbered on from the mark, no event in the logs (appended only
-        after a commit) naming one, and a file that still holds every record the state database
-        describes. Anything else is an error, and no record is dropped: a state database restored
-        from an older backup would otherwise delete every record added since it, and a file cut in
-        the middle would hand the lost records' ids out again."""
+        after a commit) naming one, and a file that still reaches the mark. Anything else is an
+        error, and no record is dropped: a state database restored from an older backup would
+        otherwise delete every record added since it, and a file cut short would hand the lost
+        records' ids out again."""
         where = getattr(self.records, "path", None)
-        described = self.ledger.highest_id()
-        if self.records.last_id < mark or described > self.records.highest_id:
+        if self.records.last_id < mark:
             raise StoreInconsistentError(
-                f"the state database {self.db.path} committed records up to id {mark} and describes record "
-                f"{described}, but the store file's last record is {self.records.highest_id}: the file was cut "
-                "short or replaced by an older copy. Restore it from a backup at least as new as the state "
-                "database, or both files from the same backup (with no backup: move the state database aside "
-                "and open with adopt_store=True; its corrections and confirmations are lost)", path=where)
+                f"the state database {self.db.path} committed records up to id {mark}, but the store file "
+                f"reaches only id {self.records.last_id}: it was cut short or replaced by an older copy. Restore "
+                "it from a backup at least as new as the state database, or both files from the same backup. "
+                "(With no backup: move the state database aside and open with adopt_store=True. Every record is "
+                "then trusted by its source: the corrections, confirmations, isolation and unfinished erasures "
+                "the state database held are lost)", path=where)
         tail = self.records.records_after(mark)
         if tail and self._logged(set(tail)):
             raise StoreInconsistentError(
@@ -153,8 +153,8 @@ class Storage:
                 f"{mark}), and the audit logs show they were committed: the state database {self.db.path} is "
                 "older than the file (restored from an older backup, or its last commits were lost in a power "
                 "cut with fsync=False). Restore the state database that belongs with this file, or both files "
-                f"from the same backup; to give those records up instead, delete the file's last {len(tail)} "
-                "line(s). No record was dropped", path=where)
+                f"from the same backup. To give those records up instead, delete the file's last {len(tail)} "
+                "line(s) (their events stay in the logs until erased). No record was dropped", path=where)
 
     def _logged(self, record_ids: set[int]) -> bool:
         """Whether any audit event names one of these records (a damaged log is no witness)."""

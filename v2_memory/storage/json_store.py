@@ -266,6 +266,7 @@ class JsonVectorStore:
                 self._log.append(lines)
             except BaseException:
                 self._remove_from_memory({record["record_id"] for record in pending})
+                self._next_id = pending[0]["record_id"]  # their ids are handed out again: no gap after the mark
                 raise
 
     def undo_last_append(self) -> None:
@@ -290,16 +291,10 @@ class JsonVectorStore:
             tail = [rid for rid in order if rid > record_id]
             if tail and (order[len(order) - len(tail):] != tail or tail != list(range(record_id + 1, record_id + 1 + len(tail)))):
                 raise StoreCorruptError(
-                    f"records {', '.join(map(str, tail[:5]))} have ids past the last commit ({record_id}) but are not "
+                    f"record(s) {', '.join(map(str, tail[:5]))} have ids past the last commit ({record_id}) but are not "
                     f"the file's last records numbered on from {record_id + 1}: the file is damaged, not cut by a "
                     "crash; restore it from a backup (no record was dropped)", path=self.path)
             return tail
-
-    @property
-    def highest_id(self) -> int:
-        """The highest id among the records the file holds now (0 for none); ``last_id`` may be
-        higher, for records since erased."""
-        return max(self._by_id, default=0)
 
     def drop_records_after(self, record_id: int) -> list[int]:
         """Remove records with ids above ``record_id`` (appended, never committed: a crash came

@@ -266,10 +266,6 @@ class Ledger:
             for table in ("memories", "identifiers", "facts"):
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
 
-    def highest_id(self) -> int:
-        """The highest record id the ledger describes (0 for none): the store must hold it."""
-        return self.db.fetchone("SELECT coalesce(max(record_id), 0) FROM memories")[0]
-
     def all_states(self) -> dict[int, MemoryState]:
         """Every registered memory's state, in one scan (health reports; never per record parameters)."""
         rows = self.db.fetchall("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "

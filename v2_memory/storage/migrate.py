@@ -185,15 +185,16 @@ def _snapshot(backend: str, path: Path, folder: Path) -> Path:
 
 @contextmanager
 def _no_writer(path: Path) -> Iterator[None]:
-    """Hold a JSON store's writer lock (a store never opened for writing has no lock file, and
-    none is made: the source is not changed)."""
+    """Hold a JSON store's writer lock, through a read-only handle (a source on a read-only medium
+    is copied too). A store never opened for writing has no lock file, and none is made: the
+    source is not changed. A lock file this process may not read locks nothing."""
     real = path.resolve()
     lock = real.with_name(f".{real.name}.lock")
-    if not lock.exists():
+    try:
+        handle = lock_exclusively(lock, read_only=True)
+    except (FileNotFoundError, PermissionError):
         yield
         return
-    try:
-        handle = lock_exclusively(lock)
     except StoreLockedError:
         raise StoreLockedError("a writer has this JSON store open (one writer per store file): close it, or stop "
                                "that process, and migrate again. A JSON store is copied while no one writes it; "
