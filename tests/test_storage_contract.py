@@ -646,29 +646,16 @@ def test_a_store_file_cut_short_is_an_error_and_its_ids_are_not_handed_out_again
 
 
 @pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
-def test_a_damaged_id_in_the_middle_of_the_store_file_is_an_error_and_the_file_is_left_alone(backend, clock):
+@pytest.mark.parametrize("damaged", [2, 4])  # in the middle of the file; its last record
+def test_a_damaged_id_is_an_error_and_the_file_is_left_alone(backend, clock, damaged):
     """A record whose id was damaged into one past the commit mark looked like a crash's leftover,
-    and opening deleted that genuine record from the file."""
-    with backend.open(clock=clock) as memory:
-        for n in range(4):
-            memory.add(Message("user", f"第{n}条 记忆 阈值", "ann"))
-    lines = backend.target.read_text(encoding="utf-8").splitlines(keepends=True)
-    lines[2] = lines[2].replace('"record_id":2,', '"record_id":9,')
-    backend.target.write_text("".join(lines), encoding="utf-8")
-    before = backend.target.read_bytes()
-    with pytest.raises(StoreCorruptError, match=r"record\(s\) 9 have ids past the last commit"):
-        backend.open(clock=clock)
-    assert backend.target.read_bytes() == before
-
-
-@pytest.mark.parametrize("backend", ["json"], indirect=True)  # two files that could part ways
-def test_a_damaged_id_in_the_last_record_is_not_taken_for_a_crash(backend, clock):
-    """A crash leaves ids numbered on from the commit mark: 4 damaged into 9 is no such tail."""
+    and opening deleted that genuine record from the file. A crash leaves only the file's last
+    records, numbered on from the mark: 9 is neither."""
     with backend.open(clock=clock) as memory:
         for n in range(4):
             memory.add(Message("user", f"第{n}条 记忆 阈值", "ann"))
     text = backend.target.read_text(encoding="utf-8")
-    backend.target.write_text(text.replace('"record_id":4,', '"record_id":9,'), encoding="utf-8")
+    backend.target.write_text(text.replace(f'"record_id":{damaged},', '"record_id":9,'), encoding="utf-8")
     before = backend.target.read_bytes()
     with pytest.raises(StoreCorruptError, match=r"record\(s\) 9 have ids past the last commit \(4\)"):
         backend.open(clock=clock)
