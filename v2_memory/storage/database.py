@@ -123,13 +123,10 @@ class QueryHelpers:
         not misread it either); stamp a new or older one with ours (older rows are read as they
         are and rewritten when saved). A version that is not a whole number is damage."""
         value = self.meta(name)
-        try:
-            version = None if value is None else int(value)
-        except ValueError:
-            version = None
-        if value is not None and (version is None or str(version) != value.strip()):
+        if value is not None and not (value.isascii() and value.isdigit()):
             raise StoreCorruptError(f"{what} version {value!r} in its meta table is not a whole number; "
                                     "restore the file from a backup", path=self.where)  # type: ignore[attr-defined]
+        version = None if value is None else int(value)
         if version is not None and version > current:
             raise UnsupportedFormatError(f"{what} version {version} is newer than this release understands "
                                          f"({current}); upgrade v2_memory to read it",
