@@ -66,10 +66,10 @@ class PostgresSchema:
     """A fresh schema on the test server; ``url`` opens a store in it, ``reset()`` empties it."""
 
     def __init__(self) -> None:
+        base = postgres_url()  # first: without the driver or a server this skips, saying why
         import psycopg
 
         self.name = f"v2m_test_{uuid.uuid4().hex[:12]}"
-        base = postgres_url()
         self.url = f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{self.name}"
         self._admin = psycopg.connect(base, autocommit=True)
         self._admin.execute(f"CREATE SCHEMA {self.name}")
@@ -98,3 +98,42 @@ def pg_schema():
     schema = PostgresSchema()
     yield schema
     schema.drop()
+
+
+# -- what the README's quick run leaves to CI --------------------------------------------------------
+# `python -m pytest` runs the fast suite in a few minutes; `python -m pytest --full` (CI's second
+# stage) adds three kinds of tests, each marked: `slow` trials (kill -9, many processes, 1 MB
+# inputs, a wheel build, benchmarks), `browser` (the page in headless Chromium) and `server` (a
+# real PostgreSQL). `-m` still selects by hand: `python -m pytest -m server`.
+HEAVY = ("slow", "browser", "server")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--full", action="store_true",
+                     help="also run the slow, browser and server tests (CI's second stage does)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.path.name == "test_page.py":
+            item.add_marker(pytest.mark.browser)
+        if item.path.name == "test_postgres.py" or "pg_schema" in getattr(item, "fixturenames", ()) or any(
+                isinstance(value, str) and value.startswith("postgres")
+                for value in getattr(getattr(item, "callspec", None), "params", {}).values()):
+            item.add_marker(pytest.mark.server)
+    if config.getoption("--full") or config.getoption("-m"):
+        return
+    kept, left = [], []
+    for item in items:
+        (left if any(item.get_closest_marker(name) for name in HEAVY) else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
+        config._v2_memory_left = len(left)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    left = getattr(config, "_v2_memory_left", 0)
+    if left:
+        terminalreporter.write_line(f"left for CI: {left} slow, browser and server tests "
+                                    "(python -m pytest --full runs them too)")

@@ -78,6 +78,7 @@ def test_sklearn_reference_agrees_on_scores_when_installed():
         assert [score for score, _ in search(user_id, query)] == pytest.approx(expected)
 
 
+@pytest.mark.slow  # a benchmark run
 # -- the command ----------------------------------------------------------------------------------
 def test_tiny_run_reports_every_field_as_json(capsys):
     assert main(TINY + ["--json"]) == 0
@@ -101,6 +102,7 @@ def test_tiny_run_reports_every_field_as_json(capsys):
         "RSS growth, loaded + indexed", "reopen time"]
 
 
+@pytest.mark.slow  # a benchmark run
 def test_tiny_run_prints_tables_and_writes_json(capsys, tmp_path):
     out = tmp_path / "bench.json"
     assert main(TINY + ["--no-sklearn", "--out", str(out)]) == 0
@@ -112,6 +114,7 @@ def test_tiny_run_prints_tables_and_writes_json(capsys, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8"))["identical_results"]["identical"] is True
 
 
+@pytest.mark.slow  # a benchmark run
 def test_a_disagreement_is_reported_and_fails_the_run(capsys, monkeypatch):
     honest = bench.brute_force_search
     monkeypatch.setattr(bench, "brute_force_search", lambda *args: list(reversed(honest(*args))))
@@ -123,6 +126,7 @@ def test_help_ends_with_an_example():
     assert bench.EPILOG.splitlines()[-1].startswith("example: python -m v2_memory bench ")
 
 
+@pytest.mark.slow  # a benchmark run
 def test_semantic_track_cost_is_measured_and_a_reopen_embeds_no_record(capsys):
     """``--semantic``: ingest with and without vectors, lexical vs hybrid search, and a reopen that
     loads every user's vectors: the one count that must hold anywhere is 0 records re-embedded."""

@@ -5,10 +5,13 @@ run's bookkeeping (acknowledged vs stored, errors) are.
 """
 from __future__ import annotations
 
+import pytest
+
 from v2_memory.cli import main
 from v2_memory.evaluation import bench_backends
 
 
+@pytest.mark.slow  # a benchmark run with several processes
 def test_a_tiny_run_reports_every_backend_size_and_target(tmp_path):
     report = bench_backends.run_backend_benchmark(["json", "sqlite"], [100, 200], per_user=50, queries=5,
                                                   writers=2, readers=1, seconds=1.0, chat_turns=10)
@@ -45,6 +48,7 @@ def test_lost_writes_are_counted_when_an_acknowledged_record_is_missing(tmp_path
     assert (summary["acknowledged"], summary["lost"], summary["errors"]) == (3, 1, 0)
 
 
+@pytest.mark.slow  # a benchmark run with several processes
 def test_bench_backend_is_a_bench_option(capsys):
     assert main(["bench", "--backend", "sqlite", "--sizes", "50", "--records-per-user", "25", "--queries", "3",
                  "--writers", "1", "--readers", "1", "--load-seconds", "0.5", "--chat-turns", "5", "--json"]) == 0
@@ -52,14 +56,14 @@ def test_bench_backend_is_a_bench_option(capsys):
     assert '"shared"' in out and '"chat"' in out
 
 
+@pytest.mark.server
 def test_postgres_is_benchmarked_in_fresh_schemas_that_are_dropped_afterwards():
     """On the test server (see conftest): the same report for ``postgres``, nothing lost under
     several processes, and no schema left behind."""
-    import psycopg
-
     from conftest import postgres_url
 
-    base = postgres_url()
+    base = postgres_url()  # skips (saying why) before the driver is needed
+    import psycopg
 
     def bench_schemas() -> list:
         with psycopg.connect(base) as admin:  # another benchmark may be running on the same server

@@ -19,6 +19,8 @@ import pytest
 from v2_memory import JsonVectorStore, TornRecordWarning
 from v2_memory.storage.contract import UncommittedRecordWarning
 
+pytestmark = pytest.mark.slow  # kill -9 trials of many subprocesses: `python -m pytest --full` (CI) runs them
+
 REPO = Path(__file__).resolve().parent.parent
 
 WRITER = r"""

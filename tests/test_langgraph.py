@@ -74,7 +74,7 @@ def test_without_the_extra_the_import_error_names_it():
                 "import v2_memory.integrations.langgraph")
     assert done.returncode != 0
     assert "ImportError: v2_memory.integrations.langgraph needs the 'langgraph' extra" in done.stderr
-    assert "pip install 'v2-memory[langgraph]'" in done.stderr
+    assert 'pip install -e ".[langgraph]"' in done.stderr
 
 
 # -- fixtures ------------------------------------------------------------------------------------

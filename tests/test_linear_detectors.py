@@ -110,6 +110,7 @@ def test_python_work_grows_linearly_with_the_input(unit):
 ONE_MB = 1 << 20
 
 
+@pytest.mark.slow  # 1 MB inputs
 @pytest.mark.parametrize("unit, expected_kinds", [
     (" ", set()), ("1 ", set()), ("password: ", {"secret"}), ("a@b.cn ", {"email"}),
 ])

@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # many processes on one store: `python -m pytest --full` (CI) runs them
+
 REPO = Path(__file__).resolve().parent.parent
 
 WRITER = r"""

@@ -6,9 +6,12 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow  # builds a wheel and installs it
 def test_the_wheel_holds_every_module_and_the_demo_runs_from_it(tmp_path):
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
                            capture_output=True, text=True, timeout=300)

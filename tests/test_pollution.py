@@ -236,6 +236,7 @@ def report():
     return pollution.run_benchmark()
 
 
+@pytest.mark.slow  # runs both scenario sets
 def test_the_command_prints_json_with_every_strategy_kind_and_target(capsys, report):
     assert main(["eval", "pollution", "--json", "--set", "first"]) == 0
     printed = json.loads(capsys.readouterr().out)
@@ -249,6 +250,7 @@ def test_the_command_prints_json_with_every_strategy_kind_and_target(capsys, rep
     assert 0.0 <= governed["pollution_rate"] <= 1.0 and 0.0 <= governed["recall"] <= 1.0
 
 
+@pytest.mark.slow  # runs both scenario sets
 def test_the_table_shows_every_strategy_and_a_verdict_per_target(capsys, report):
     assert main(["eval", "pollution", "--set", "first"]) == 0
     text = capsys.readouterr().out

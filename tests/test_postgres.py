@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 import traceback
@@ -258,13 +259,16 @@ def test_no_server_skips_with_a_reason_unless_required(required):
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert "no PostgreSQL server for the tests" in run.stdout
     if required == "1":
-        assert run.returncode == 1 and "1 failed" in run.stdout and "V2_MEMORY_REQUIRE_POSTGRES=1" in run.stdout
+        # a failure in the test or its fixture's setup (an error): either way the run is red, saying why
+        assert run.returncode == 1 and re.search(r"\b1 (failed|error)\b", run.stdout)
+        assert "V2_MEMORY_REQUIRE_POSTGRES=1" in run.stdout
     else:
         assert run.returncode == 0 and "1 skipped" in run.stdout and "2 passed" in run.stdout
 
 
 def test_migrate_never_shows_a_servers_password(tmp_path, capsys):
     """A migration to or from an unreachable server fails with the URL masked, on the API and the CLI."""
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed (pip install -e '.[postgres]')")
     from v2_memory.cli import main
     from v2_memory.storage.migrate import migrate
 

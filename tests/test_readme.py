@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -38,10 +39,16 @@ def test_demo_output_in_the_readme_is_what_the_demo_prints(tmp_path):
     assert shown in out.getvalue()
 
 
-def test_ci_runs_the_readme_test_command():
-    command = "python -m pytest"
-    assert f"{command}  " in README
-    assert command in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+def test_ci_runs_the_readmes_install_and_test_lines_in_a_fresh_virtualenv():
+    """Stage 1 of .ci/run reads its two commands out of the README (so they cannot drift apart)
+    and runs them in a new virtualenv; stage 2 runs everything with --full."""
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    picks = [line for line in ci.splitlines() if line.startswith(("INSTALL=", "TEST="))]
+    extracted = subprocess.run(["bash", "-c", "\n".join(picks + ['printf "%s\\n%s" "$INSTALL" "$TEST"'])],
+                               cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert extracted.splitlines() == ['pip install -e ".[test]"', "python -m pytest"]
+    assert "python3 -m venv" in ci and 'eval "$INSTALL"' in ci and 'eval "$TEST"' in ci
+    assert "python -m pytest --full" in ci.splitlines()
 
 
 def test_every_cli_command_is_in_the_readme():
@@ -67,6 +74,7 @@ def _code_blocks() -> list[str]:
     return blocks
 
 
+@pytest.mark.slow  # runs both scenario sets
 def test_the_pollution_tables_in_the_readme_are_current(capsys):
     from v2_memory.cli import main as cli
 

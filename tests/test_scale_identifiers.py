@@ -13,6 +13,8 @@ from v2_memory import MemoryManager, Message
 from v2_memory.governance import governor as governor_module
 from v2_memory.retrieval import index as index_module
 
+pytestmark = pytest.mark.slow  # stores of thousands of records: `python -m pytest --full` (CI) runs them
+
 
 def _manager_with(count: int) -> MemoryManager:
     memory = MemoryManager(store_path=None, audit=False)

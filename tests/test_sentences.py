@@ -90,6 +90,7 @@ def test_property_no_one_elses_statement_becomes_a_fact(person, predicate):
     assert facts(person + predicate) == []
 
 
+@pytest.mark.slow  # inputs grown to hundreds of KB
 @pytest.mark.parametrize("unit", ["我 " + " " * 50 + "不吃", "不是" * 20 + "，是", "Actually, " + "not " * 30, "a" * 97 + "，",
                                   "我对" + "香菜" * 40 + "过敏，", "scratch that " + "x " * 40])
 def test_every_detector_is_linear_in_the_input(unit):

