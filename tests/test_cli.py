@@ -126,7 +126,7 @@ def test_inspect_asks_whose_session_when_it_is_shared(tmp_path, capsys):
 def test_erase_user_refuses_an_unknown_user_and_writes_nothing(tmp_path, capsys):
     run_demo(out_dir=tmp_path)
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
-    assert main(["erase-user", "--store", str(tmp_path), "nobody", "--yes"]) == 1
+    assert main(["erase-user", "--store", str(tmp_path), "nobody", "--yes"]) == 3  # nothing found
     assert "nothing was erased" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
 
@@ -284,12 +284,13 @@ def test_every_command_works_on_a_sqlite_file_and_a_server(demo_store, tmp_path,
         target = str(tmp_path / "memory.sqlite3")
     run_json(capsys, "migrate", str(demo_store / "memory_store.json"), target, "--json")
     store = f"sqlite:///{target}" if backend == "sqlite-url" else target
-    for argv in (["inspect", "--session-id", "s-polluted"], ["diff", "--session-id", "s-clean", "--session-id", "s-polluted"]):
+    for argv in (["inspect", "--session-id", "s-polluted"], ["diff", "--session-id", "s-clean", "--session-id", "s-polluted"],
+                 ["users"], ["recall", "default", "记忆污染 阈值 Agent"]):
         assert run_json(capsys, *argv, "--store", store, "--json") == run_json(capsys, *argv, "--store", str(demo_store), "--json")
     health = run_json(capsys, "health", "--store", store, "--json")
     assert [(m["name"], m["status"]) for m in health["metrics"]] == [
         (m["name"], m["status"]) for m in run_json(capsys, "health", "--store", str(demo_store), "--json")["metrics"]]
-    assert main(["erase-user", "--store", store, "nobody", "--yes"]) == 1
+    assert main(["erase-user", "--store", store, "nobody", "--yes"]) == 3
     assert "no memory of user 'nobody'" in capsys.readouterr().err
     receipt = run_json(capsys, "erase-user", "--store", store, "learner-b", "--yes", "--json")
     assert receipt["removed"]["store"] == 8 and receipt["removed"]["logs"] > 0
@@ -333,4 +334,4 @@ def test_erase_user_finds_a_user_whose_only_traces_are_tracks_after_the_log_was_
         assert not any(e.user_id == "ann" for e in memory.audit.writes() + memory.audit.reads())
     assert main(["erase-user", "--store", str(path), "ann", "--yes"]) == 0
     assert "嗯嗯好的".encode() not in b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
-    assert main(["erase-user", "--store", str(path), "ann", "--yes"]) == 1  # now nothing is left of ann
+    assert main(["erase-user", "--store", str(path), "ann", "--yes"]) == 3  # now nothing is left of ann

@@ -6,7 +6,7 @@ import pytest
 from v2_memory import MemoryManager, Message
 from v2_memory.observe.audit import AuditEvent
 from v2_memory.observe.health import (HealthMinimums, cross_domain_leakage, decay_efficiency, ended_sessions_holding_state,
-                                      health_report)
+                                      health_report, unverified_low_confidence)
 
 
 def judged(memory):
@@ -51,8 +51,16 @@ def test_pollution_rate(history):
 
 
 def test_unverified_low_confidence(history):
-    """One model write (weight 0.01) was never verified: 1 / 8 = 12.5 %, between 5 and 15 % -> warn."""
+    """One model write (weight 0.01) was never verified, but no read admitted it: it stayed in
+    quarantine, which is governance working. 0 / 8 -> ok. Once a read admits it (a caller that
+    reads with governance's weight ignored is simulated by a read event), 1 / 8 = 12.5 % -> warn."""
     metric = judged(history)["unverified_low_confidence"]
+    assert (metric.numerator, metric.value, metric.status) == (0, 0.0, "ok")
+    reply = next(r for r in history.store.all_records() if r["content"].startswith("好，已记住"))
+    leak = AuditEvent("read", "2026-01-01T02:00:00+00:00", "u1", None, None,
+                      {"candidates": [{"record_id": reply["record_id"], "admitted": True, "source": "llm_response"}]})
+    writes = history.audit.writes()
+    metric = unverified_low_confidence([e for e in writes if e.kind == "write"], [leak], {})
     assert (metric.numerator, metric.value, metric.status) == (1, 0.125, "warn")
 
 
@@ -62,19 +70,27 @@ def test_negated_input_stored_as_positive(history):
     assert (metric.value, metric.status) == (1, "bad")
 
 
-def test_persona_writes_per_user_hour(history):
-    """Four facts at t+0, 10, 20, 30 minutes: all within one hour -> 4 > 3 -> bad."""
+def test_persona_writes_per_user_hour(history, clock):
+    """Four facts at t+0, 10, 20, 30 minutes, but of three keys (diet, device, likes ×2): a user
+    introducing themselves, not a flood -> the most of one key is 2 -> ok. The same preference
+    written four times within the hour is the manual's "反复确认同一偏好" -> 4 > 3 -> bad."""
+    metric = history.health()["persona_writes_per_user_hour"]
+    assert (metric.value, metric.status) == (2, "ok")
+    for _ in range(4):
+        history.add(Message("user", "我用苹果手机", "u2"))
+        clock.advance(minutes=5)
     metric = history.health()["persona_writes_per_user_hour"]
     assert (metric.value, metric.status) == (4, "bad")
 
 
 def test_weight_distribution(history):
-    """Seven stored records (the filler is not): six weigh 1.0, the unverified reply 0.01.
-    Below 0.3: 1 / 7 = 14.3 % < 15 % -> bad. Above 0.9: 6 / 7 = 85.7 % > 80 % -> bad."""
+    """Seven stored records (the filler is not): six weigh 1.0, the unverified reply 0.01 — left
+    out, since a quarantined reply never had weight to lose. Below 0.3: 0 / 6 -> bad (nothing
+    decayed). Above 0.9: 6 / 6 = 100 % > 80 % -> bad."""
     health = judged(history)
     low, high = health["decay_efficiency"], health["high_weight_share"]
-    assert (low.numerator, low.denominator, round(low.value, 3), low.status) == (1, 7, 0.143, "bad")
-    assert (high.numerator, round(high.value, 3), high.status) == (6, 0.857, "bad")
+    assert (low.numerator, low.denominator, low.value, low.status) == (0, 6, 0.0, "bad")
+    assert (high.numerator, high.denominator, high.value, high.status) == (6, 6, 1.0, "bad")
     assert health.status == "bad"
 
 

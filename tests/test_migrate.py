@@ -25,6 +25,7 @@ QUERIES = ["手机 Mac", "CS201 作业", "香菜 推荐", "组会 周三", "继�
 
 
 def _history(target: Path, clock: FakeClock) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
     with MemoryManager(store_path=target, clock=clock, window_size=2) as memory:
         memory.start_task("ann", "paper")
         for user, role, text, extra in [
@@ -268,6 +269,7 @@ def test_a_json_store_on_a_read_only_medium_is_still_migrated(tmp_path, monkeypa
     import v2_memory.files as files
 
     source = tmp_path / "backup" / "memory_store.json"
+    source.parent.mkdir()
     with MemoryManager(store_path=source) as memory:
         memory.add(Message("user", "第一条 记忆 阈值", "ann"))
     writable = files.open_private_append

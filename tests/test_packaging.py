@@ -19,7 +19,8 @@ def test_the_wheel_holds_every_module_and_the_demo_runs_from_it(tmp_path):
     wheel = next(tmp_path.glob("v2_memory-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {p.relative_to(REPO).as_posix() for p in (REPO / "v2_memory").rglob("*.py") if "__pycache__" not in p.parts}
-    assert expected | {"v2_memory/visualization.html"} <= names
+    # py.typed: type checkers read the package's annotations (PEP 561)
+    assert expected | {"v2_memory/visualization.html", "v2_memory/py.typed"} <= names
     # Unpacked somewhere else, with the repository nowhere on the path, it imports and runs.
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

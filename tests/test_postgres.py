@@ -254,7 +254,7 @@ def test_after_erase_no_row_holds_the_secret_and_the_tables_were_vacuumed(pg_sch
 def test_no_server_skips_with_a_reason_unless_required(required):
     env = {**os.environ, "V2_MEMORY_PG_URL": "postgresql://nobody@127.0.0.1:1/none?connect_timeout=2",
            "V2_MEMORY_REQUIRE_POSTGRES": required}
-    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", "--full",
                           "tests/test_storage_contract.py::test_forget_never_touches_another_users_events_with_the_same_text"],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert "no PostgreSQL server for the tests" in run.stdout

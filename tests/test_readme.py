@@ -113,13 +113,15 @@ def test_the_two_commands_block_installs_the_test_tools_before_pytest():
 
 
 def test_the_notebook_and_agent_section_shows_a_real_loop():
-    """Close the manager (``with`` or ``close()``), pass session_id on every read, add the user's turn
-    before build_context, and verify / confirm_fact inside the loop that talks to the model."""
+    """Close the manager (``with`` or ``close()``), pass session_id on every read (or read through a
+    handle made with one), add the user's turn before build_context, and verify / confirm_fact
+    inside the loop that talks to the model."""
     section = _section("Use it in a notebook or an agent")
     code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.S))
     assert code.count("with MemoryManager(") == 2 and "memory.close()" in section
     reads = re.findall(r"memory\.(retrieve|build_context|explain)\((.*)\)", code)
-    assert len(reads) >= 4 and all("session_id=" in args for _, args in reads), reads
+    assert len(reads) >= 2 and all("session_id=" in args for _, args in reads), reads
+    assert 'alice = memory.for_user("alice", session_id="s1")' in code  # the loop reads through a scoped handle
     assert "before** `build_context`" in section
     lines = code.splitlines()
     loop = next(i for i, line in enumerate(lines) if line.lstrip().startswith("for said in"))
@@ -127,7 +129,7 @@ def test_the_notebook_and_agent_section_shows_a_real_loop():
     body = [line for line in lines[loop + 1:] if line.strip()]
     body = body[:next((i for i, line in enumerate(body) if len(line) - len(line.lstrip()) <= depth), len(body))]
     calls = "\n".join(body)
-    for call in ("memory.verify(", "memory.confirm_fact(", "memory.build_context(", "memory.add("):
+    for call in ("alice.verify(", "alice.confirm_fact(", "alice.build_context(", "alice.add("):
         assert call in calls, call
-    adds_user = next(i for i, line in enumerate(body) if 'Message("user"' in line)
-    assert adds_user < next(i for i, line in enumerate(body) if "memory.build_context(" in line)
+    adds_user = next(i for i, line in enumerate(body) if "alice.add(said)" in line)
+    assert adds_user < next(i for i, line in enumerate(body) if "alice.build_context(" in line)

@@ -43,6 +43,7 @@ class Backend:
         return self.folder / {"json": "memory_store.json", "sqlite": "memory.sqlite3"}[self.name]
 
     def open(self, **options) -> MemoryManager:
+        self.folder.mkdir(parents=True, exist_ok=True)  # a store's folder exists, as a user's does (never made up)
         return MemoryManager(store_path=self.target, **options)
 
     def files(self) -> list[Path]:

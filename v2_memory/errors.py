@@ -74,3 +74,12 @@ class StoreInconsistentError(StoreError):
 class StoreClosedError(StoreError):
     """The memory was closed (by ``close()``, or because the same store was opened again)."""
 
+
+class DefaultUserWarning(UserWarning):
+    """A call used the implicit ``"default"`` user on a store that also holds named users.
+
+    The article's API defaults ``user_id`` to ``"default"``, so one forgotten argument mixes
+    people's memories. Pass the user (or use ``memory.for_user(user_id)``); to make the mistake
+    impossible rather than loud, turn the warning into an error:
+    ``warnings.simplefilter("error", DefaultUserWarning)``.
+    """

@@ -58,6 +58,7 @@ CONVERSATION = [
 ]
 NOISE = "今天午饭吃什么？顺便喝杯咖啡，聊聊天气。"
 GUEST_ID = "guest"
+USER_ID = "default"  # the article's user, named on every call as an agent serving several users must
 GUEST_NOTE = "guest 的私人笔记：体检报告下周三出来，别告诉别人。我也在看记忆污染 阈值 Agent。"
 
 
@@ -133,7 +134,7 @@ def run_demo(
         agent = DemoAgent(manager)
         for text in CONVERSATION:
             agent.chat(text)
-        manager.add(Message("user", NOISE))
+        manager.add(Message("user", NOISE, USER_ID))
         manager.add(Message("user", GUEST_NOTE, GUEST_ID))
         sessions = record_sessions(manager)  # for the inspector: a clean and a polluted session
         trace = _trace(manager, query, top_k)
@@ -200,10 +201,10 @@ def _trace(manager: MemoryManager, query: str, top_k: int) -> dict[str, Any]:
     # count as use (usage: each reinforces what it returned, ×1.25 up to 1.0), so the
     # context is built before retrieve(): then the governed view and the context show the same
     # weights, the ones every memory had before this query used it.
-    governed = manager.explain(query, top_k=top_k)
-    blind = manager.retrieve_without_threshold(query, top_k=top_k)
-    context = manager.build_context(query, top_k=top_k)
-    kept = manager.retrieve(query, top_k=top_k)
+    governed = manager.explain(query, USER_ID, top_k)
+    blind = manager.retrieve_without_threshold(query, USER_ID, top_k)
+    context = manager.build_context(query, USER_ID, top_k)
+    kept = manager.retrieve(query, USER_ID, top_k)
     return {
         "generated_by": GENERATED_BY,
         "query": query,

@@ -12,15 +12,18 @@ removes the user from all tracks and every file, and returns a receipt.
 from __future__ import annotations
 
 import threading
+import warnings
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
+from .chat_messages import to_message
 from .display import Displayed, Shown
-from .errors import StoreClosedError
+from .errors import DefaultUserWarning, StoreClosedError
+from .scoped import ScopedMemory
 from .observe.audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
 from .governance.decay import DecayRates
@@ -31,11 +34,11 @@ from .storage.ledger import scope_key
 from .governance.sensitive import find_sensitive, redact
 from .observe.health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo, check_completion
-from .messages import DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
+from .messages import DEFAULT_USER, DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc
 from .retrieval.scorers import Scorer
 from .storage import VectorStore
 from .storage.audit_log import AuditLog as _AuditLog
-from .storage.backends import open_storage
+from .storage.backends import check_store_path, open_storage
 from .storage.contract import Storage
 from .storage.database import StateDatabase, consistent_reads
 from .storage.semantic_store import SemanticStore
@@ -65,6 +68,8 @@ class MemoryManager(Displayed):
     a ``GovernancePolicy`` tunes the rules. ``clock`` returns the current aware datetime.
     ``embedder`` (an ``Embedder``) adds the semantic track: vectors stored with the records, hybrid
     retrieval; ``rebuild_vectors=True`` re-embeds every record with it (after a change of model).
+    A store that does not exist yet is created (``create=False``: it must exist); a path whose
+    folder is missing or whose extension names no backend is an error, never an empty memory.
     """
 
     def __init__(
@@ -84,9 +89,14 @@ class MemoryManager(Displayed):
         adopt_store: bool = False,
         embedder: Embedder | None = None,
         rebuild_vectors: bool = False,
+        create: bool = True,
     ) -> None:
         if store is not None and scorer is not None:
             raise ValueError("pass scorer= to the store you plug in, not to the manager")
+        if not isinstance(create, bool):
+            raise TypeError(f"create must be True or False, got {create!r}")
+        if store is None:
+            check_store_path(store_path, create=create)
         if rebuild_vectors and embedder is None:
             raise ValueError("rebuild_vectors=True needs an embedder= to re-embed the records with")
         self.threshold = check_threshold(threshold, allow_none=False)
@@ -105,6 +115,8 @@ class MemoryManager(Displayed):
         self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
         self._unsaved: dict[tuple[str | None, str], None] | None = None  # in a batch: scopes saved at its end
         self._summary_memo: dict[tuple[str | None, str], tuple[tuple, Summary]] = {}  # scope -> (ids shown, fold)
+        self._named_users: bool | None = None  # whether the store holds users besides "default" (None: not asked)
+        self._warned_default = False
 
     @property
     def audit(self) -> AuditLog | None:
@@ -124,8 +136,39 @@ class MemoryManager(Displayed):
     def policy(self) -> GovernancePolicy:
         return self.governor.policy
 
+    @property
+    def backend(self) -> str:
+        """Which backend holds the memory: "json", "sqlite", "postgres" (or a plugged-in store's)."""
+        return self.storage.backend
+
+    @property
+    def path(self) -> Path | str:
+        """The store's file, a server's URL with its password masked, or "in memory"."""
+        return self._location()
+
+    @property
+    def scorer(self) -> str:
+        """The long-term store's scorer ("article", "bm25", or the store's class name)."""
+        return getattr(getattr(self.store, "scorer", None), "name", None) or type(self.store).__name__
+
+    @property
+    def governance(self) -> str:
+        """"on" when the rules decide what enters a context, "off" for the article's behaviour."""
+        return "on" if self.policy.enabled else "off"
+
+    @property
+    def closed(self) -> str | None:
+        """Why the manager is closed (by ``close()``, or a later opening of the same store), or None."""
+        return (self.storage.db.closed_reason or "it was closed") if self.storage.closed else None
+
     def _now(self) -> datetime:
         return as_utc(self.clock())
+
+    def for_user(self, user_id: str, *, tenant_id: str | None = None, session_id: str | None = None,
+                 task_id: str | None = None) -> ScopedMemory:
+        """A handle whose every call acts for this user (tenant, session, task) only:
+        ``alice = memory.for_user("alice"); alice.add("I moved to Lyon"); alice.build_context(q)``."""
+        return ScopedMemory(self, user_id, tenant_id=tenant_id, session_id=session_id, task_id=task_id)
 
     # -- write path --------------------------------------------------------------------------
     def add(self, message: Message) -> WriteResult:
@@ -133,6 +176,7 @@ class MemoryManager(Displayed):
         if not isinstance(message, Message):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
         scope = (message.tenant_id, message.user_id)
+        self._note_user(message.user_id, "add()", stacklevel=3)
         with self._lock:
             if message.timestamp is None:
                 message = replace(message, timestamp=self._now())
@@ -142,6 +186,37 @@ class MemoryManager(Displayed):
             plan = self.governor.plan(message)
             with self._changing(scope):
                 return self._write(scope, message, plan)
+
+    def add_messages(self, messages: Iterable[Any], *, user_id: str, tenant_id: str | None = None,
+                     session_id: str | None = None, task_id: str | None = None) -> list[WriteResult | None]:
+        """Store a chat transcript in order: OpenAI-style ``{"role", "content"}`` dicts or
+        LangChain messages (see ``chat_messages``). Returns one result per message, ``None`` for
+        one with nothing to store (a system prompt, a tool call without text). Every message is
+        read before any is stored, and all are stored in one transaction: a bad one stores none."""
+        if isinstance(messages, (str, bytes, Mapping)):
+            raise TypeError("add_messages() expects a list of chat messages, not a single "
+                            f"{type(messages).__name__}: wrap it in a list")
+        scope = {"user_id": user_id, "tenant_id": tenant_id, "session_id": session_id, "task_id": task_id}
+        read = [to_message(chat, **scope) for chat in messages]
+        with self._lock:
+            if self._unsaved is not None:  # already inside the caller's batch: its transaction holds these too
+                return [self.add(message) if message is not None else None for message in read]
+            with self.batch():
+                return [self.add(message) if message is not None else None for message in read]
+
+    def _note_user(self, user_id: str, call: str, *, stacklevel: int) -> None:
+        """Warn (once per manager) when a call names no user on a store that holds named users:
+        the forgotten ``user_id=`` would mix their memories (``DefaultUserWarning``)."""
+        if user_id is not DEFAULT_USER:
+            self._named_users = self._named_users or user_id != "default"
+            return
+        if self._named_users is None:  # asked once; afterwards this manager's own named calls keep it true
+            self._named_users = any(user != "default" for user in self.users())
+        if self._named_users and not self._warned_default:
+            self._warned_default = True  # said once: a manager that kept saying it would be ignored
+            warnings.warn(DefaultUserWarning(
+                f"{call} named no user_id, so it used 'default', on a store that also holds named users: pass "
+                "user_id= (or use memory.for_user(...)) so that no one's memories are mixed"), stacklevel=stacklevel)
 
     def _write(self, scope: tuple[str | None, str], message: Message, plan: Any) -> WriteResult:
         result, shown = self.governor.write(message, plan)
@@ -230,7 +305,7 @@ class MemoryManager(Displayed):
             self._log("confirm_fact", user, tenant, key=key, value=value, confirmed=confirmed)
         return confirmed
 
-    def facts(self, user_id: str = "default", *, status: str | None = None, tenant_id: str | None = None) -> list[Fact]:
+    def facts(self, user_id: str = DEFAULT_USER, *, status: str | None = None, tenant_id: str | None = None) -> list[Fact]:
         """The user's persona facts (pending, confirmed and superseded unless ``status`` says)."""
         tenant, user = require_scope(user_id, tenant_id)
         return self.ledger.facts(scope_key(user, tenant), status=status)
@@ -287,7 +362,7 @@ class MemoryManager(Displayed):
             return self.governor.state.task(scope, task_id)
 
     # -- read path ---------------------------------------------------------------------------
-    def explain(self, query: str, user_id: str = "default", top_k: int = 3, *, tenant_id: str | None = None,
+    def explain(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, *, tenant_id: str | None = None,
                 session_id: str | None = None, task_id: str | None = None, domain: str | None = None,
                 with_summary: bool = True) -> Explanation:
         """Every long-term candidate for ``query``, admitted or rejected, with reasons and numbers;
@@ -310,8 +385,7 @@ class MemoryManager(Displayed):
                                                     task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
             return replace(explanation, summary=tuple(entries))
 
-    @staticmethod
-    def _check_read(query: str, user_id: str, top_k: int, *, tenant_id: str | None = None,
+    def _check_read(self, query: str, user_id: str, top_k: int, *, tenant_id: str | None = None,
                     session_id: str | None = None, task_id: str | None = None,
                     domain: str | None = None, with_summary: bool = True) -> tuple[str | None, str]:
         """A read's arguments, checked before any transaction opens (a bad one changes nothing,
@@ -319,6 +393,7 @@ class MemoryManager(Displayed):
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         scope = require_scope(user_id, tenant_id)
+        self._note_user(user_id, "a read", stacklevel=4)
         check_top_k(top_k)
         if domain is not None and domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
@@ -327,7 +402,7 @@ class MemoryManager(Displayed):
                 require_id(name, value)  # it is written to the read log: never personal data
         return scope
 
-    def retrieve(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> list[Hit]:
+    def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
         self._check_read(query, user_id, top_k, **read_scope)
         with self._lock, self.storage.transaction():
@@ -336,7 +411,7 @@ class MemoryManager(Displayed):
             self._log_read(explanation, user_id, read_scope, "retrieve", shown=[a.record_id for a in explanation.admitted])
             return [Hit(a.similarity, dict(a.record)) for a in explanation.admitted]
 
-    def retrieve_without_threshold(self, query: str, user_id: str = "default", top_k: int = 3, *,
+    def retrieve_without_threshold(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, *,
                                    tenant_id: str | None = None) -> list[Hit]:
         """Blind top-k: always up to ``top_k`` hits, relevant or not (the article's counter-example).
 
@@ -347,7 +422,7 @@ class MemoryManager(Displayed):
         return [Hit(h.score, {**h.record, "content": redact(h.record["content"], find_sensitive(h.record["content"]))})
                 if h.record["record_id"] in isolated else h for h in hits]
 
-    def build_context(self, query: str, user_id: str = "default", top_k: int = 3, **read_scope: Any) -> str:
+    def build_context(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> str:
         """The prompt context: persona facts, summary, recent window, then admitted memories.
 
         Memories already shown in the recent window are not repeated.
@@ -380,14 +455,14 @@ class MemoryManager(Displayed):
                            shown=shown + [a.record_id for a in fresh])
             return "\n".join(label + text for label, text in lines)
 
-    def recent_messages(self, user_id: str = "default", *, tenant_id: str | None = None) -> list[Message]:
+    def recent_messages(self, user_id: str = DEFAULT_USER, *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
         scope = require_scope(user_id, tenant_id)
         with self._lock:
             self._ensure(scope)
             return self.window.messages(scope)
 
-    def summary(self, user_id: str = "default", *, tenant_id: str | None = None, session_id: str | None = None,
+    def summary(self, user_id: str = DEFAULT_USER, *, tenant_id: str | None = None, session_id: str | None = None,
                 task_id: str | None = None) -> str:
         """The summary of what left the user's window, as a read in this session and task may see
         it ('' if none): corrected, ended-session, other-task and unverified memories left out."""
@@ -603,19 +678,18 @@ class MemoryManager(Displayed):
 
         Looking changes nothing: no read is logged, nothing is opened, and a closed manager says it
         is closed (and why) instead of raising."""
-        scorer = getattr(getattr(self.store, "scorer", None), "name", None) or type(self.store).__name__
-        fields: list[tuple[str, Any]] = [("backend", self.storage.backend), ("path", self._location())]
+        fields: list[tuple[str, Any]] = [("backend", self.backend), ("path", self.path)]
         try:
             users = None if self.storage.closed else self.users()
         except StoreClosedError:  # closed by another opening between the check and the read
             users = None
         if users is None:
-            fields.insert(0, ("closed", self.storage.db.closed_reason or "it was closed"))
+            fields.insert(0, ("closed", self.closed or "it was closed"))
         else:
             more = len(users) - self._USERS_SHOWN
             fields.append(("users", tuple(users[:self._USERS_SHOWN]) + ((f"… and {more} more",) if more > 0 else ())))
-        fields += [("threshold", self.threshold), ("scorer", scorer), ("window_size", self.window_size),
-                   ("governance", "on" if self.policy.enabled else "off")]
+        fields += [("threshold", self.threshold), ("scorer", self.scorer), ("window_size", self.window_size),
+                   ("governance", self.governance)]
         return Shown("MemoryManager", tuple(fields))
 
     def _location(self) -> Path | str:

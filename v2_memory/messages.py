@@ -16,8 +16,24 @@ from .display import Displayed, Shown
 from .governance.sensitive import check_metadata
 from .validation import require_id, require_text
 
-__all__ = ["Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "SessionInfo",
+__all__ = ["DEFAULT_USER", "Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "SessionInfo",
            "TaskInfo", "as_utc", "DOMAINS", "SOURCES"]
+
+class _ImplicitUser(str):
+    """The user id of a call that names none: equal to "default" in every way, but a caller can
+    tell it apart (``user_id is DEFAULT_USER``) from a "default" someone typed on purpose."""
+
+    __slots__ = ()
+
+    def __reduce__(self) -> tuple:
+        return (_implicit_user, ())
+
+
+def _implicit_user() -> str:
+    return DEFAULT_USER
+
+
+DEFAULT_USER: str = _ImplicitUser("default")  # the article's default, when no user_id is given
 
 DOMAINS = ("persona", "session", "task")  # None: ordinary conversation memory
 SOURCES = ("user_input", "llm_response", "knowledge_base", "tool")
@@ -36,7 +52,7 @@ class Message:
 
     role: str
     content: str
-    user_id: str = "default"
+    user_id: str = DEFAULT_USER
     session_id: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     timestamp: datetime | None = None

@@ -14,8 +14,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from .. import __version__
 from .. import main as demo
 from .commands import COMMANDS
+from .memory_commands import MEMORY_COMMANDS
 from ..errors import V2MemoryError
 from ..evaluation import bench
 from ..evaluation import eval_command as evaluation
@@ -36,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Governed memory for LLM agents: the demo, benchmarks and inspection tools.",
         epilog="example: python -m v2_memory demo --out /tmp/demo",
     )
+    parser.add_argument("--version", action="version", version=f"v2-memory {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def add(name: str, summary: str, epilog: str) -> argparse.ArgumentParser:
@@ -51,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench_parser.set_defaults(run=bench.run_from_args)
     evaluation.add_arguments(add("eval", evaluation.DESCRIPTION, evaluation.EPILOG))
     mcp_server.add_arguments(add("mcp", mcp_server.DESCRIPTION, mcp_server.EPILOG))
-    for name, (summary, example, add_arguments, run) in COMMANDS.items():
+    for name, (summary, example, add_arguments, run) in {**COMMANDS, **MEMORY_COMMANDS}.items():
         command = add(name, summary, f"example: {example}")
         add_arguments(command)
         command.set_defaults(run=run)

@@ -24,20 +24,24 @@ from ..storage.migrate import migrate
 from ..storage.tracks import TrackTables
 from ..tables import clip, escape, format_table
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "NOTHING_FOUND", "store_argument", "store_file"]
+
+# The exit status of a command that ran and found nothing to act on (an unknown user, no match):
+# a script tells it from a failure (1) and from a wrong command line (2).
+NOTHING_FOUND = 3
 
 
 def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _store_argument(parser: argparse.ArgumentParser) -> None:
+def store_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", required=True, metavar="PATH",
                         help=f"the folder holding {STORE_FILE} (or the store file itself), a SQLite file "
                              "(.sqlite3, sqlite:///path) or a postgresql://... URL")
 
 
-def _store_file(where: str) -> Path | str:
+def store_file(where: str) -> Path | str:
     """The store ``--store`` names (a SQLite or server URL as it is), or an error saying whether
     the folder or the file is missing."""
     backend, path = backend_of(where)
@@ -71,7 +75,7 @@ def _require_sessions(events: list[AuditEvent], *session_ids: str) -> None:
 # -- inspect ----------------------------------------------------------------------------------------
 
 def _inspect_arguments(parser: argparse.ArgumentParser) -> None:
-    _store_argument(parser)
+    store_argument(parser)
     parser.add_argument("--session-id", required=True, help="the session to look at")
     parser.add_argument("--user-id", help="whose session, when several users share the session id")
     parser.add_argument("--tenant-id", help="the user's tenant, if any")
@@ -80,7 +84,7 @@ def _inspect_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    with open_store_dir(_store_file(args.store)) as opened:
+    with open_store_dir(store_file(args.store)) as opened:
         events, reads = opened.audit.writes(), opened.audit.reads()
     _require_sessions(events, args.session_id)
     owners = session_owners(events, args.session_id)
@@ -147,15 +151,17 @@ def _detail(event: AuditEvent) -> str:
 # -- health -----------------------------------------------------------------------------------------
 
 def _health_arguments(parser: argparse.ArgumentParser) -> None:
-    _store_argument(parser)
+    store_argument(parser)
+    parser.add_argument("--now", metavar="WHEN", help="judge the weights at this moment: an ISO 8601 time, or 'now' "
+                                                      "for the wall clock (default: the store's newest logged event)")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
 
 
 def _health(args: argparse.Namespace) -> int:
-    with open_store_dir(_store_file(args.store)) as opened, consistent_reads(opened.ledger.db):
-        records = opened.store.all_records()
-        report = health_report(records, opened.ledger.states(r["record_id"] for r in records), opened.audit.writes(),
-                               opened.audit.reads(), rates=MemoryManager.default_rates(), now=datetime.now(timezone.utc))
+    with open_store_dir(store_file(args.store)) as opened, consistent_reads(opened.ledger.db):
+        records, writes, reads = opened.store.all_records(), opened.audit.writes(), opened.audit.reads()
+        report = health_report(records, opened.ledger.states(r["record_id"] for r in records), writes, reads,
+                               rates=MemoryManager.default_rates(), now=_judged_at(args.now, writes + reads))
     if args.json:
         _print_json(report.to_dict())
         return 0
@@ -165,10 +171,23 @@ def _health(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judged_at(when: str | None, events: list[AuditEvent]) -> datetime:
+    """The moment weights are read at: the store's own clock (its newest event) unless told."""
+    if when == "now" or (when is None and not events):
+        return datetime.now(timezone.utc)
+    if when is None:
+        return max(datetime.fromisoformat(e.time) for e in events)
+    try:
+        moment = datetime.fromisoformat(when)
+    except ValueError:
+        raise ValueError(f"--now must be an ISO 8601 time like 2026-06-22T12:00:00+00:00, or 'now'; got {when!r}") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
 # -- diff -------------------------------------------------------------------------------------------
 
 def _diff_arguments(parser: argparse.ArgumentParser) -> None:
-    _store_argument(parser)
+    store_argument(parser)
     parser.add_argument("--session-id", action="append", required=True, dest="sessions", metavar="SESSION_ID",
                         help="give it twice: the good session, then the bad one")
     parser.add_argument("--json", action="store_true", help="print the aligned logs and differences as JSON")
@@ -177,7 +196,7 @@ def _diff_arguments(parser: argparse.ArgumentParser) -> None:
 def _diff(args: argparse.Namespace) -> int:
     if len(args.sessions) != 2:
         raise ValueError("diff needs exactly two --session-id options")
-    with open_store_dir(_store_file(args.store)) as opened:
+    with open_store_dir(store_file(args.store)) as opened:
         events, reads = opened.audit.writes(), opened.audit.reads()
     _require_sessions(events, *args.sessions)
     result = diff_sessions(events, reads, *args.sessions)
@@ -207,7 +226,7 @@ def _short(event: AuditEvent | None) -> str:
 # -- erase-user -------------------------------------------------------------------------------------
 
 def _erase_arguments(parser: argparse.ArgumentParser) -> None:
-    _store_argument(parser)
+    store_argument(parser)
     parser.add_argument("user_id", help="the user to erase")
     parser.add_argument("--tenant-id", help="the user's tenant, if any")
     parser.add_argument("--yes", action="store_true", help="really erase (this cannot be undone)")
@@ -218,7 +237,7 @@ def _erase(args: argparse.Namespace) -> int:
     if not args.yes:
         print("error: erase-user cannot be undone; add --yes to erase", file=sys.stderr)
         return 2
-    path = _store_file(args.store)
+    path = store_file(args.store)
     with open_store_dir(path) as opened:  # read-only first: an unknown user must change nothing
         # Known by any trace: records, a track (a window of filler holds no record), or a log event
         # (the logs keep only their newest events, so they alone cannot say who is unknown).
@@ -228,7 +247,8 @@ def _erase(args: argparse.Namespace) -> int:
                  or any((e.tenant_id, e.user_id) == scope for e in opened.audit.writes() + opened.audit.reads()))
         shown = opened.store_path  # a server's URL with its password masked
     if not known:
-        raise ValueError(f"no memory of user {args.user_id!r} in {shown}; nothing was erased")
+        print(escape(f"no memory of user {args.user_id!r} in {shown}; nothing was erased"), file=sys.stderr)
+        return NOTHING_FOUND
     with MemoryManager(store_path=path) as manager:
         receipt = manager.erase_user(args.user_id, tenant_id=args.tenant_id)
     if args.json:

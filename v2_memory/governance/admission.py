@@ -62,6 +62,23 @@ class Admission(Displayed):
     def record_id(self) -> int:
         return self.record["record_id"]
 
+    # The memory's own fields, as the repr shows them (``a.content`` reads ``a.record["content"]``).
+    @property
+    def content(self) -> str:
+        return self.record["content"]
+
+    @property
+    def role(self) -> str | None:
+        return self.record.get("role")
+
+    @property
+    def source(self) -> str | None:
+        return self.record.get("source")
+
+    @property
+    def domain(self) -> str | None:
+        return self.record.get("domain")
+
     def to_dict(self, digits: int = 3) -> dict[str, Any]:
         return {
             "record_id": self.record_id, "role": self.record.get("role"), "content": self.record.get("content"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..diagnostics import logger
 from ..errors import V2MemoryError
 from ..messages import Message
 from .confirmation import is_affirmation
@@ -73,6 +74,8 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
     isolated = False
     if findings:
         if sensitive_policy == "refuse":
+            logger("governance").info("refused a message holding personal data (%s); nothing was stored",
+                                      ", ".join(sorted({f.kind for f in findings})))
             raise SensitiveDataError(findings)
         window_text = redact(message.content, findings)
         isolated = sensitive_policy == "isolate"

@@ -8,12 +8,12 @@ rule:
                                  / all writes (see below)
     decay_efficiency             records with weight < 0.3 / records            ok 30–50 %, warn 15–70 %, else bad
     cross_domain_leakage         persona reads that admitted session memory     ok 0, else bad
-    unverified_low_confidence    model writes with weight < 0.6, never verified  ok < 5 %, warn < 15 %, else bad
-                                 / all writes
+    unverified_low_confidence    model writes with weight < 0.6, never verified,  ok < 5 %, warn < 15 %, else bad
+                                 that a read admitted / all writes
     negated_stored_positive      user writes with a negation stored as a         ok 0, else bad
                                  positive fact
-    persona_writes_per_user_hour the most persona facts one user wrote within   ok <= 3, else bad
-                                 any 60 minutes
+    persona_writes_per_user_hour the most writes of one persona key (the same   ok <= 3, else bad
+                                 preference) by one user within any 60 minutes
     high_weight_share            records with weight > 0.9 / records            ok <= 80 %, else bad ("decay is not working")
     ended_sessions_holding_state sessions whose memory was admitted after the   ok 0, else bad
                                  session ended
@@ -25,11 +25,17 @@ rule:
 a reply kept in quarantine (unverified, never admitted) is governance working. A model write
 counts when it was trusted at write time (stored verified: governance off, or a model role
 labelled as user input, a knowledge base or a tool) or when a read admitted it before a user
-verified it. Model output a user verified is the user's knowledge from then on.
+verified it. Model output a user verified is the user's knowledge from then on. For the same
+reason a quarantined reply is left out of the weight metrics (it never had weight to lose: its
+0.01 is not decay), and ``unverified_low_confidence`` counts only weak model writes that escaped
+quarantine into a read. An agent that stores every reply and verifies few reads healthy.
+
+**A flood is one preference written again and again** (the manual: "反复确认同一偏好"), not a
+self-introduction: "I'm Ann, I live in Lyon, I'm vegetarian" declares three keys once each.
 
 **Health does not cry wolf.** A share over a handful of writes says nothing: one write of three
 is 33 %. So a share needs a minimum sample (``HealthMinimums``: 20 writes; 20 records written over
-at least 24 hours for the weight metrics, which need time to decay) and reads ``n/a`` below it,
+at least 7 days — the persona τ — for the weight metrics, which need time to decay) and reads ``n/a`` below it,
 with ``note`` saying what it needs and what it has. A metric with nothing to examine (no writes,
 no persona reads, no ended session) is ``n/a`` too. A leak is a leak however small the store:
 the zero-target counts are ``bad`` from the first event. Weights are read at ``now``: base ×
@@ -115,7 +121,8 @@ class HealthMinimums:
 
     writes: int = 20  # for shares of writes
     records: int = 20  # for shares of records by weight
-    span: timedelta = timedelta(hours=24)  # the records' history, oldest to now: decay needs time
+    # the records' history, oldest to now: decay is judged over the longest time constant (persona τ, 7 days)
+    span: timedelta = timedelta(hours=168)
 
     @classmethod
     def none(cls) -> HealthMinimums:
@@ -181,11 +188,15 @@ def pollution_rate(writes: Sequence[AuditEvent], reads: Sequence[AuditEvent] = (
                   minimum)
 
 
-def unverified_low_confidence(writes: Sequence[AuditEvent], verified_ids: set[int], *, minimum: int = 0) -> Metric:
+def unverified_low_confidence(writes: Sequence[AuditEvent], reads: Sequence[AuditEvent], verified_at: dict[int, str],
+                              *, minimum: int = 0) -> Metric:
+    """Weak model writes that left quarantine: never verified, weight < 0.6, and admitted by a read."""
+    admitted = _admitted_unverified(reads, verified_at)
     weak = [e for e in writes if e.data.get("source") == "llm_response" and (e.data.get("weight") or 0) < 0.6
-            and e.data.get("record_id") not in verified_ids]
+            and e.data.get("record_id") not in verified_at and e.data.get("record_id") in admitted]
     return _share("unverified_low_confidence", weak, len(writes), 0.05, 0.15,
-                  "ok < 5 %, warn < 15 %, bad >= 15 % of writes: model output with weight < 0.6, never verified", minimum)
+                  "ok < 5 %, warn < 15 %, bad >= 15 % of writes: model output with weight < 0.6, never verified, "
+                  "that a read admitted", minimum)
 
 
 Weighed = Sequence[float] | Sequence[tuple[int, float]]
@@ -206,7 +217,8 @@ def _weight_share(name: str, weights: Weighed, picked: Callable[[float], bool], 
     metric = Metric(name, hits / len(pairs), "%", judge(hits / len(pairs)), rule, hits, len(pairs), ids, minimum)
     metric = _too_small(metric, len(pairs), minimum, "records")
     return metric if span_ok or metric.status == "n/a" else replace(
-        metric, status="n/a", note="needs records written over at least 24 hours: weights need time to decay")
+        metric, status="n/a", note="needs records written over a longer time (HealthMinimums.span, 7 days by "
+                                   "default): weights need time to decay")
 
 
 def decay_efficiency(weights: Weighed, *, minimum: int = 0, span_ok: bool = True) -> Metric:
@@ -237,10 +249,11 @@ def negated_stored_positive(writes: Sequence[AuditEvent]) -> Metric:
 
 
 def persona_writes_per_user_hour(writes: Sequence[AuditEvent]) -> Metric:
-    times: dict[tuple[Any, Any], list[tuple[datetime, Any]]] = defaultdict(list)
+    # (tenant, user, persona key) -> [(when, record id)]: one preference written again and again
+    times: dict[tuple[Any, Any, Any], list[tuple[datetime, Any]]] = defaultdict(list)
     for e in writes:
-        if e.data.get("fact"):
-            times[(e.tenant_id, e.user_id)].append((datetime.fromisoformat(e.time), e.data.get("record_id")))
+        for fact in e.data.get("facts") or ([e.data["fact"]] if e.data.get("fact") else []):
+            times[(e.tenant_id, e.user_id, fact.get("key"))].append((datetime.fromisoformat(e.time), e.data.get("record_id")))
     worst: list[Any] = []
     for moments in times.values():
         moments.sort(key=lambda pair: pair[0])
@@ -250,7 +263,7 @@ def persona_writes_per_user_hour(writes: Sequence[AuditEvent]) -> Metric:
                 start += 1
             if end - start + 1 > len(worst):
                 worst = [rid for _, rid in moments[start:end + 1]]
-    rule = "ok <= 3, bad above: most persona facts one user wrote within 60 minutes"
+    rule = "ok <= 3, bad above: most writes of one persona key by one user within 60 minutes"
     ids = tuple(sorted(i for i in worst if isinstance(i, int)))
     if not times:
         return Metric("persona_writes_per_user_hour", 0.0, "count", "n/a", rule, 0, note="no persona facts yet")
@@ -304,6 +317,10 @@ def weighed_records(records: Iterable[dict[str, Any]], states: dict[int, MemoryS
     return weights
 
 
+def _quarantined(record: dict[str, Any], state: MemoryState | None) -> bool:
+    return record.get("source") == "llm_response" and state is not None and not state.verified
+
+
 def _history_span(records: Sequence[dict[str, Any]], now: datetime) -> timedelta:
     written = [datetime.fromisoformat(r["created_at"]) for r in records if "created_at" in r]
     return now - min(written) if written else timedelta(0)
@@ -315,13 +332,15 @@ def health_report(records: list[dict[str, Any]], states: dict[int, MemoryState],
     """The dashboard for one store: ``events`` is the write log (writes and lifecycle events)."""
     writes = [e for e in events if e.kind == "write"]
     verified_at = {e.data.get("record_id"): e.time for e in events if e.kind == "verify"}
-    weights = weighed_records(records, states, events, rates, now)
+    # A quarantined reply (model output, never verified) never had weight to lose: not decay.
+    kept = [r for r in records if not _quarantined(r, states.get(r["record_id"]))]
+    weights = weighed_records(kept, states, events, rates, now)
     span_ok = _history_span(records, now) >= minimums.span
     return HealthReport((
         pollution_rate(writes, reads, verified_at, minimum=minimums.writes),
         decay_efficiency(weights, minimum=minimums.records, span_ok=span_ok),
         cross_domain_leakage(reads),
-        unverified_low_confidence(writes, set(verified_at), minimum=minimums.writes),
+        unverified_low_confidence(writes, reads, verified_at, minimum=minimums.writes),
         negated_stored_positive(writes),
         persona_writes_per_user_hour(writes),
         high_weight_share(weights, minimum=minimums.records, span_ok=span_ok),

@@ -19,11 +19,11 @@ import hashlib
 import json
 import re
 import threading
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
+from ..diagnostics import warn
 from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
@@ -155,8 +155,8 @@ class _JsonlFile:
         keep = data.rfind(b"\n") + 1
         with open(self.path, "r+b") as handle:
             handle.truncate(keep)
-        warnings.warn(f"{self.path}: dropped an incomplete last line ({len(data) - keep} bytes) left by an "
-                      "interrupted write", TornLogLineWarning, stacklevel=4)
+        warn(f"{self.path}: dropped an incomplete last line ({len(data) - keep} bytes) left by an "
+             "interrupted write", TornLogLineWarning, room="storage", stacklevel=4)
 
     def _rotate(self) -> None:
         # .N-1 -> .N, ..., live -> .1; the oldest beyond `backups` falls off the end.
@@ -189,8 +189,8 @@ def _read_lenient(path: Path, *, strict: bool) -> Iterator[AuditEvent | DamagedL
     data = path.read_bytes()
     complete, _, torn = data.rpartition(b"\n")
     if torn and strict:
-        warnings.warn(f"{path}: skipped an incomplete last line ({len(torn)} bytes) left by an interrupted write",
-                      TornLogLineWarning, stacklevel=3)
+        warn(f"{path}: skipped an incomplete last line ({len(torn)} bytes) left by an interrupted write",
+             TornLogLineWarning, room="storage", stacklevel=3)
     for number, raw in enumerate(complete.split(b"\n") if complete else [], start=1):
         if not raw.strip():
             continue

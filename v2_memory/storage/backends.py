@@ -25,11 +25,14 @@ from typing import Any
 from .audit_log import AuditLog
 from .contract import Storage
 from .database import StateDatabase
-from .postgres import URL_SCHEMES
+from ..errors import StorePathError
+from .postgres import URL_SCHEMES, mask_url
 
-__all__ = ["open_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "SQLITE_SUFFIXES"]
+__all__ = ["open_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "check_store_path",
+           "SQLITE_SUFFIXES", "JSON_SUFFIXES"]
 
 SQLITE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
+JSON_SUFFIXES = (".json", ".jsonl")
 
 
 def backend_of(target: Path | str | None) -> tuple[str, Path | str | None]:
@@ -63,12 +66,51 @@ def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any 
     return json_storage(path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
 
 
+def check_store_path(target: Path | str | None, *, create: bool) -> None:
+    """No silent amnesia: refuse a store argument that would quietly start an empty memory.
+
+    A file store's name must say its backend (``.json``/``.jsonl``, ``.sqlite3``/``.sqlite``/``.db``):
+    ``mem.txt`` is refused, not read as JSON. Its folder must exist: a mistyped folder is an error,
+    never created. A store that does not exist yet is made only with ``create=True`` (the
+    manager's default, as in the article); ``create=False`` says the memory must already be there.
+    """
+    backend, path = backend_of(target)
+    if path is None:
+        return
+    if backend == "postgres":
+        if not create and not _server_holds_a_store(str(path)):
+            raise StorePathError("no v2_memory store in this database or schema (create=False); "
+                                 "create=True makes its tables", path=mask_url(str(path)))
+        return
+    path = Path(path)
+    if path.is_dir():
+        return  # the backend names this mistake itself ("a directory, expected a file")
+    if backend == "json" and path.suffix.lower() not in JSON_SUFFIXES:
+        raise StorePathError(f"unknown store file extension {path.suffix or '(none)'!r}: name a .json file (JSON "
+                             f"Lines), a {'/'.join(SQLITE_SUFFIXES)} file (SQLite) or a postgresql:// URL", path=path)
+    if path.exists():
+        return
+    if not path.parent.is_dir():
+        raise StorePathError(f"folder {path.parent} does not exist: create it first (a store is never opened "
+                             "in a folder made up on the spot: a mistyped path would start an empty memory)", path=path)
+    if not create:
+        raise StorePathError("no store here (create=False); create=True starts a new, empty one", path=path)
+
+
+def _server_holds_a_store(url: str) -> bool:
+    from .postgres import PostgresDatabase
+
+    db = PostgresDatabase(url, read_only=True)
+    try:
+        return bool(db.fetchone("SELECT to_regclass('meta') IS NOT NULL")[0])
+    finally:
+        db.close()
+
+
 def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None) -> Storage:
     """Everything in one SQLite file."""
     path = Path(path)
     if path.is_dir():
-        from ..errors import StorePathError
-
         raise StorePathError("store path is a directory, expected a file", path=path)
     return tables_storage(StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync), "sqlite", scorer)
 

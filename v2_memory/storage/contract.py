@@ -25,12 +25,12 @@ then deletes the intent. A crash in between leaves the intent, and the next open
 from __future__ import annotations
 
 import json
-import warnings
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
+from ..diagnostics import logger, warn
 from ..errors import StoreError, StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record, records_named
 from .base import VectorStore
@@ -172,12 +172,15 @@ class Storage:
             self._check_past_mark(int(mark))
             dropped = drop(int(mark))
             if dropped:
-                warnings.warn(f"dropped {len(dropped)} record(s) (ids {dropped[0]}..{dropped[-1]}) appended by an "
-                              "add or a batch that was interrupted before it committed; it was never acknowledged",
-                              UncommittedRecordWarning, stacklevel=4)
+                warn(f"dropped {len(dropped)} record(s) (ids {dropped[0]}..{dropped[-1]}) appended by an "
+                     "add or a batch that was interrupted before it committed; it was never acknowledged",
+                     UncommittedRecordWarning, room="storage", stacklevel=4)
         self._set_mark()
         self._flush_outbox(after_crash=True)
-        self.complete_intents()
+        finished = self.complete_intents()
+        if finished:
+            logger("storage").warning("finished %d erasure(s) that an earlier process committed but was stopped "
+                                      "before carrying out on the files", len(finished))
 
     def _set_mark(self) -> None:
         if self.records_in_database:
@@ -220,9 +223,9 @@ class Storage:
             except (OSError, StoreError) as exc:
                 # Committed: raising now would invite a retry that stores the write twice. The
                 # events stay in the outbox; the next block (or the next open) appends them.
-                warnings.warn(f"the change is committed, but its audit events could not be appended to the logs yet "
-                              f"({exc}); they wait in the outbox and the next call or open appends them",
-                              DelayedLogWarning, stacklevel=3)
+                warn(f"the change is committed, but its audit events could not be appended to the logs yet "
+                     f"({exc}); they wait in the outbox and the next call or open appends them",
+                     DelayedLogWarning, room="storage", stacklevel=3)
 
     # -- audit events ----------------------------------------------------------------------------
     def log(self, name: str, event: AuditEvent) -> None:

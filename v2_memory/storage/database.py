@@ -21,11 +21,11 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-import warnings
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any, Iterable, Iterator, NoReturn, Sequence
 
+from ..diagnostics import warn
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
 from ..files import open_private_append
 
@@ -344,9 +344,9 @@ class StateDatabase(QueryHelpers):
                         raise StoreError("another connection kept reading the old pages", path=self._where)
                     time.sleep(0.001)
             except StoreError as exc:
-                warnings.warn(f"{self._where}: the erased rows are deleted, but their old bytes may stay in the "
-                              f"file until the next erasure or until every connection closes ({exc})",
-                              ResidueWarning, stacklevel=4)
+                warn(f"{self._where}: the erased rows are deleted, but their old bytes may stay in the "
+                     f"file until the next erasure or until every connection closes ({exc})",
+                     ResidueWarning, room="storage", stacklevel=4)
 
     def _translate(self, action: Any) -> Any:
         """Run ``action``; while another connection holds the lock it needs, try again every

@@ -19,11 +19,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from ..diagnostics import warn
 from ..errors import StoreCorruptError, StoreError, StorePathError, UnsupportedFormatError
 from ..files import append_whole, atomic_write_bytes, lock_exclusively, open_private_append
 
@@ -113,8 +113,8 @@ class RecordLog:
         data = self.path.read_bytes()
         complete, _, torn = data.rpartition(b"\n")
         if torn:
-            warnings.warn(f"{self.path}: skipped an incomplete last record ({len(torn)} bytes); the file is left as it is",
-                          TornRecordWarning, stacklevel=3)
+            warn(f"{self.path}: skipped an incomplete last record ({len(torn)} bytes); the file is left as it is",
+                 TornRecordWarning, room="storage", stacklevel=3)
         return self._parse(complete.split(b"\n") if complete else [], len(torn))
 
     def _remove_stale_temp_files(self) -> None:
@@ -188,12 +188,10 @@ class RecordLog:
             handle.truncate(keep)
             if self.fsync:
                 os.fsync(handle.fileno())
-        warnings.warn(
+        warn(
             f"{self.path}: dropped an incomplete last record ({dropped} bytes) left by an interrupted write; "
             "it was never acknowledged",
-            TornRecordWarning,
-            stacklevel=4,
-        )
+            TornRecordWarning, room="storage", stacklevel=4)
 
     # -- writing -----------------------------------------------------------------------------
     def _open(self) -> None:
