@@ -890,3 +890,44 @@ def test_bidi_overrides_in_memory_text_cannot_reorder_the_rest_of_a_line(browser
 
     devtools.open(page_url(tmp_path), 1400, 900, False)
     assert devtools.evaluate(MEASURE)["moved"] == []
+
+
+# ---- The first screen: the three lessons; Chinese without a Chinese font ----
+def test_the_first_screen_names_the_three_lessons_with_their_evidence(demo_dom):
+    """Threshold, isolation and the erase proof, each a line of evidence from the trace and a link to
+    its section, in the header, before the first section (the first-screen test measures the rest)."""
+    header = next(n for n in demo_dom.iter() if n.tag == "header")
+    lessons = header.by_id("lessons")
+    assert "hidden" not in lessons.attrs
+    cards = {card.attrs["id"]: card for card in lessons.by_class("lesson")}
+    assert list(cards) == ["lesson-threshold", "lesson-isolation", "lesson-erase"]
+    assert all(card.attrs["data-pass"] == "true" for card in cards.values())
+    assert "Blind top-8 returned 8 memories, 4 of them the agent's own replies; the threshold 0.22 kept 2." in \
+        cards["lesson-threshold"].text
+    assert "never reached another user's context" in cards["lesson-isolation"].text
+    assert "not one byte left in the store file" in cards["lesson-erase"].text
+    links = {a.attrs["href"] for card in cards.values() for a in card.iter() if a.tag == "a"}
+    assert links == {"#blind-section", "#users-section", "#erase-section"}
+
+
+def test_a_failed_erase_check_shows_on_the_first_screen(browser, demo_dir, tmp_path):
+    trace = read_trace(demo_dir)
+    trace["erase_verification"]["bytes_in_store_file"] = True  # as if the guest's note were still on disk
+    (tmp_path / "trace.js").write_text(f"window.V2_MEMORY_TRACE = {json.dumps(trace)};\n", encoding="utf-8")
+    shutil.copyfile(PAGE, tmp_path / "visualization.html")
+    _, dom = dump_dom(browser, page_url(tmp_path))
+    assert dom.by_id("lesson-erase").attrs["data-pass"] == "false"
+    assert "Not every erase check passed." in dom.by_id("lesson-erase").text
+
+
+def test_without_a_chinese_font_the_page_says_so_and_keeps_the_english(demo_dom):
+    """The page checks whether a Chinese character draws differently from a character no font has;
+    this machine's answer must match fontconfig's."""
+    fc_list = shutil.which("fc-list")
+    if fc_list is None:
+        pytest.skip("fontconfig's fc-list is not installed: cannot tell which fonts Chromium has")
+    chinese = subprocess.run([fc_list, ":lang=zh"], capture_output=True, text=True).stdout.strip() != ""
+    html = next(n for n in demo_dom.iter() if n.tag == "html")
+    assert html.attrs["data-cjk-font"] == str(chinese).lower()
+    note = demo_dom.by_id("cjk-note")
+    assert ("hidden" in note.attrs) == chinese and "English is beside every label" in note.text
