@@ -1372,3 +1372,61 @@ def test_health_reads_one_picture_of_a_store_another_process_is_writing(backend,
         monkeypatch.setattr(memory.store, "all_records", all_records)
         memory.health()
         assert seen == {"records": 2, "writes": 2, "states": 2}  # the next report sees it
+
+
+# -- defence in depth: the owner is checked at admission, whatever the store returned ------------
+
+class _MixedUpStore:
+    """A store with the mutation a review found no test could catch: a tenant's search that also
+    returns the same-named user's untenanted records (as if an empty tenant fell back to none)."""
+
+    def __init__(self, store) -> None:
+        self._store = store
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def search(self, query, user_id="default", top_k=3, threshold=None, *, tenant_id=None):
+        hits = self._store.search(query, user_id, top_k, threshold, tenant_id=tenant_id)
+        if tenant_id is not None:
+            hits = hits + self._store.search(query, user_id, top_k, threshold, tenant_id=None)
+        return hits
+
+
+def test_admission_rejects_another_scopes_memory_even_if_the_store_returns_it(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "ann's private plan: the Lisbon offer", "ann"))
+        memory.add(Message("user", "acme plan for ann: the Porto office", "ann", tenant_id="acme"))
+        memory.governor.store = _MixedUpStore(memory.governor.store)
+        explanation = memory.explain("plan offer office Lisbon Porto", "ann", tenant_id="acme")
+        leaked = [a for a in explanation if a.record.get("tenant_id") is None]
+        assert leaked and all(not a.admitted and "other_user" in a.reasons for a in leaked)
+        context = memory.build_context("plan offer office Lisbon Porto", "ann", tenant_id="acme")
+        assert "Porto" in context and "Lisbon" not in context
+
+
+def test_an_empty_tenant_is_refused_never_read_as_no_tenant(backend, clock):
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "untenanted note about tulips", "ann"))
+        with pytest.raises(ValueError):
+            memory.build_context("tulips", "ann", tenant_id="")
+        with pytest.raises(ValueError):
+            memory.add(Message("user", "another note about tulips", "ann", tenant_id=""))
+        with pytest.raises(ValueError):
+            memory.for_user("ann", tenant_id="")
+        assert "tulips" not in memory.build_context("tulips", "ann", tenant_id="acme")
+
+
+def test_a_score_exactly_at_the_threshold_is_admitted_and_one_just_below_is_not(backend, clock):
+    """score >= threshold: the article's rule, at the exact tie (a fresh user memory weighs 1.0, so
+    the effective score is the similarity itself)."""
+    import math
+
+    with backend.open(clock=clock) as memory:
+        memory.add(Message("user", "阈值 实验 记录 笔记", "ann"))
+        (score, _), = memory.retrieve_without_threshold("阈值 实验", "ann", top_k=1)
+    for threshold, admitted in ((score, True), (math.nextafter(score, 1.0), False)):
+        with backend.open(clock=clock, threshold=threshold) as memory:
+            (verdict,) = memory.explain("阈值 实验", "ann")
+            assert (verdict.effective, verdict.admitted) == (score, admitted), (threshold, verdict)
+            assert verdict.reasons == (() if admitted else ("below_threshold",))

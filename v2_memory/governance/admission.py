@@ -179,11 +179,16 @@ class ReadContext:
     identifiers: dict[int, set[str]] = field(default_factory=dict)  # record_id -> its identifiers
     query_terms: frozenset[str] = frozenset()  # the query's content words (``analyze``: no stop words)
     components: dict[int, dict[str, float]] = field(default_factory=dict)  # record_id -> hybrid score parts
+    scope: tuple[str | None, str] | None = None  # (tenant_id, user_id) the read is for; None: not checked
 
 
 def boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
-    """Reasons that reject a memory whatever its score: lifecycle, scope and trust."""
+    """Reasons that reject a memory whatever its score: owner, lifecycle, scope and trust."""
     reasons = []
+    # Defence in depth: the store searched one scope's partition, and admission checks it again, so
+    # a store that mixed partitions up (an empty tenant read as none, a bad index) still leaks nothing.
+    if read.scope is not None and (record.get("tenant_id"), record.get("user_id")) != read.scope:
+        reasons.append("other_user")
     if state.isolated:
         reasons.append("sensitive")
     if state.superseded_by is not None:

@@ -174,6 +174,7 @@ class Governor:
             query_terms=frozenset(analyze(query)),
             # hybrid retrieval (``storage/semantic_store.py``): each candidate's lexical and semantic parts
             components=self.store.components(query, scope[1], tenant_id=scope[0]) if hasattr(self.store, "components") else {},
+            scope=scope,
         )
         # Step 2: judge each one; a corrected memory that matched brings in its correction.
         # (One read of the user's facts serves both the candidates' facts and the confirmed ones.)
@@ -318,7 +319,7 @@ class Governor:
         records = _get_many(self.store, ids)
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
-                           task_state=lambda tid: self._task_state(scope, tid))
+                           task_state=lambda tid: self._task_state(scope, tid), scope=scope)
         entries = judge_summary(covers, records, self.ledger.states(ids), scope, read,
                                 lambda record: default_state(record, self.policy.rates))
         if not identifiers:

@@ -237,7 +237,8 @@ class V2MemoryStore(BaseStore):
         session_id, task_id = read_scope.get("session_id"), read_scope.get("task_id")
         read = ReadContext(manager.threshold, now, manager.policy.rates, route(""), session_id, task_id, domain,
                            session_status=lambda sid: _status(manager.session(user, sid, tenant_id=self.tenant_id), now),
-                           task_state=lambda tid: _task_state(manager.task(user, tid, tenant_id=self.tenant_id), now))
+                           task_state=lambda tid: _task_state(manager.task(user, tid, tenant_id=self.tenant_id), now),
+                           scope=(self.tenant_id, user))
         ids = [r["record_id"] for r in records]
         states, facts = manager.ledger.states(ids), manager.ledger.facts_by_record(ids)
         kept = []
