@@ -206,7 +206,7 @@ def test_a_missing_store_says_whether_the_folder_or_the_file_is_missing(tmp_path
 
 def test_file_system_errors_are_words_never_errno_codes(tmp_path):
     """Whatever raised it, an OSError prints what happened to which folder or file."""
-    from v2_memory.cli.app import error_text
+    from v2_memory.cli.guard import error_text
     from v2_memory.errors import StoreError
 
     (tmp_path / "a-file").write_text("x", encoding="utf-8")

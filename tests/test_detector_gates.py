@@ -18,7 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from v2_memory.governance import identifiers, sensitive
+from v2_memory.governance import identifiers
+from v2_memory.text import sensitive
 from v2_memory.governance.identifiers import extract_identifiers
 
 try:  # Python 3.11+

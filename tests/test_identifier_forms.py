@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings, strategies as st
 
 from v2_memory import MemoryManager, Message
 from v2_memory.governance.identifiers import extract_identifiers
-from v2_memory.governance.sensitive import find_sensitive
+from v2_memory.text.sensitive import find_sensitive
 
 CLASSES = {
     "ISO9001": ["ISO 9001", "iso9001", "ISO-9001", "按 ISO9001 标准", "iso-9001 audit"],

@@ -25,11 +25,12 @@ import sys
 
 import pytest
 
-from v2_memory.governance import identifiers, policy, router, sensitive
+from v2_memory.governance import identifiers, policy, router
+from v2_memory.text import sensitive
 from v2_memory.governance.identifiers import extract_identifiers
 from v2_memory.governance.policy import not_embedded_reason
 from v2_memory.governance.router import route
-from v2_memory.governance.sensitive import find_sensitive
+from v2_memory.text.sensitive import find_sensitive
 
 try:  # Python 3.11+
     import re._constants as sre_constants

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from v2_memory import MemoryManager, Message
-from v2_memory.governance.sensitive import find_sensitive, luhn_valid, redact
+from v2_memory.text.sensitive import find_sensitive, luhn_valid, redact
 
 PEM = ("-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAx3Vq8Zp0\nq9Zs1Jf0w+/aB==\n-----END RSA PRIVATE KEY-----")
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Any, Mapping, Sequence
 
-from .governance.sensitive import find_sensitive, redact
+from .text.sensitive import find_sensitive, redact
 from .tables import clip, escape, format_table
 
 __all__ = ["Displayed", "Shown", "number", "plain", "text_cell", "html_text"]

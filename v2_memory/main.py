@@ -29,6 +29,7 @@ if __package__ in (None, ""):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
     sys.path.insert(0, str(_HERE.parent))
 
+from v2_memory.cli.guard import run_guarded  # noqa: E402
 from v2_memory.demo_sessions import CLEAN, POLLUTED, record_sessions  # noqa: E402
 from v2_memory.observe.inspector import diff_sessions  # noqa: E402
 from v2_memory.manager import MemoryManager  # noqa: E402
@@ -350,8 +351,6 @@ def run_from_args(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python v2_memory/main.py``: the demo alone, with the command line's error handling (exit 2)."""
-    from v2_memory.cli.app import run_guarded  # here, not at the top: the command line imports this module
-
     parser = argparse.ArgumentParser(prog="main.py", description=DESCRIPTION, epilog=EPILOG,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)

@@ -31,7 +31,7 @@ from .governance.governor import GovernancePolicy, Governor
 from .governance.persona import SINGLE_VALUED_KEYS
 from .messages import Fact
 from .storage.ledger import scope_key
-from .governance.sensitive import find_sensitive, redact
+from .text.sensitive import find_sensitive, redact
 from .observe.health import HealthReport, health_report
 from .governance.state import SessionInfo, TaskInfo, check_completion
 from .messages import DEFAULT_USER, DOMAINS, EraseReceipt, Hit, Message, WriteResult, as_utc

@@ -13,10 +13,11 @@ from types import MappingProxyType
 from typing import Any, Mapping, NamedTuple
 
 from .display import Displayed, Shown
-from .governance.sensitive import check_metadata
+from .text.sensitive import check_metadata
 from .validation import require_id, require_text
 
-__all__ = ["DEFAULT_USER", "Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState", "SessionInfo",
+__all__ = ["DEFAULT_USER", "Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState",
+           "render_fact", "fact_phrase", "MEAT", "SessionInfo",
            "TaskInfo", "as_utc", "DOMAINS", "SOURCES"]
 
 class _ImplicitUser(str):
@@ -148,7 +149,6 @@ class WriteResult(Displayed):
             # The kind and the masked form (139*****678), never the value itself.
             fields.append(("sensitive", tuple(f"{f.get('kind')} {f.get('masked', '')}".strip() for f in self.sensitive)))
         if self.facts or self.fact:
-            from .governance.persona import fact_phrase  # here, not at the top: persona imports this module
             fields.append(("facts", tuple(fact_phrase(f) for f in (self.facts or (self.fact,)))))
         fields += [(name, getattr(self, name)) for name in ("supersedes", "question") if getattr(self, name)]
         return Shown("WriteResult", tuple(fields))
@@ -235,6 +235,47 @@ class Fact:
     def to_dict(self) -> dict[str, object]:
         return {"key": self.key, "value": self.value, "polarity": self.polarity, "status": self.status,
                 "record_id": self.record_id, "created_at": self.created_at}
+
+
+# -- how a persona fact reads in a context line -----------------------------------------------------
+
+MEAT = {"zh": "肉", "en": "meat"}  # the value a "diet" fact holds for meat, in each language
+
+# How a negative fact reads, per key: said so that it cannot be misread as its opposite.
+_NEGATIVE = {
+    "allergy": "{value} (过敏，必须避免 / allergic: avoid it)",
+    "diet": "NOT {value} (不吃 / does not eat it)",
+    "likes": "NOT {value} (不喜欢 / dislikes it)",
+    "recommend": "NOT {value} (用户明确拒绝 / the user said no)",
+}
+
+
+def render_fact(key: str, value: str, polarity: int) -> str:
+    """A fact as a context line that cannot be misread as its opposite.
+
+    >>> render_fact("recommend", "咖啡", -1)
+    'persona:recommend = NOT 咖啡 (用户明确拒绝 / the user said no)'
+    >>> render_fact("allergy", "花生", -1)
+    'persona:allergy = 花生 (过敏，必须避免 / allergic: avoid it)'
+    """
+    if key == "diet" and value in MEAT.values() and polarity > 0:
+        return f"persona:diet = {value} (不再吃素 / eats meat, not vegetarian)"
+    if polarity < 0:
+        template = _NEGATIVE.get(key, "NOT {value} (用户明确拒绝 / the user said no)")
+        return f"persona:{key} = " + template.format(value=value)
+    if key == "allergy":
+        return f"persona:allergy = NOT allergic to {value} (不过敏 / not allergic)"
+    return f"persona:{key} = {value}"
+
+
+def fact_phrase(fact: Mapping[str, Any]) -> str:
+    """A fact's dict (as a write result or an explanation carries it) as one line, with its status.
+
+    >>> fact_phrase({"key": "diet", "value": "香菜", "polarity": -1, "status": "pending"})
+    'persona:diet = NOT 香菜 (不吃 / does not eat it) [pending]'
+    """
+    line = render_fact(str(fact.get("key")), str(fact.get("value")), int(fact.get("polarity", 1)))
+    return f"{line} [{fact['status']}]" if fact.get("status") else line
 
 
 # -- sessions and tasks (their time-to-live is governance's business: governance/state.py) -----------

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import math
 
-# subtle: sensitive.py is a leaf (standard library only, no package imports), so the lowest
-# layer may use it without a cycle.
-from .governance.sensitive import check_not_personal
+# Personal-data detection is text analysis (layer 1, below the values): argument checks may use it.
+from .text.sensitive import check_not_personal
 
 __all__ = ["require_text", "require_id", "require_scope", "check_top_k", "check_threshold"]
 

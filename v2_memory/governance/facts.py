@@ -25,12 +25,11 @@ import functools
 import re
 from dataclasses import dataclass
 
-from ..messages import Declaration
+from ..messages import MEAT, Declaration
 from ..text.segmenter import Clause, Meter, read_message
 
 __all__ = ["Claim", "extract_claims", "claims_of_clause", "clean_value", "MEAT", "VEGETARIAN"]
 
-MEAT = {"zh": "肉", "en": "meat"}
 # A vegetarian does not eat meat: "我吃素" and "我最近开始吃肉了" are one attribute, in conflict.
 VEGETARIAN = re.compile(r"素|vegetarian|vegan", re.I)
 

@@ -40,7 +40,7 @@ import re
 from typing import Callable
 
 from ..text.analyzer import STOP_WORDS
-from .sensitive import find_sensitive
+from ..text.sensitive import find_sensitive
 
 __all__ = ["extract_identifiers", "normalize_identifier", "look_alike", "version_candidates"]
 

@@ -20,7 +20,7 @@ from .identifiers import extract_identifiers
 from .judge import Judge, read_message_facts
 from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
-from .sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
+from ..text.sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
 
 __all__ = ["WritePlan", "plan_write", "SensitiveDataError"]
 

@@ -55,7 +55,7 @@ from ..governance.admission import ReadContext, judge
 from ..governance.governor import default_state
 from ..governance.policy import not_embedded_reason
 from ..governance.router import route
-from ..governance.sensitive import check_not_personal, find_sensitive, redact
+from ..text.sensitive import check_not_personal, find_sensitive, redact
 from ..manager import MemoryManager
 from ..messages import DOMAINS, Message, as_utc
 from ..validation import require_id, require_text

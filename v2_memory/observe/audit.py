@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..governance.sensitive import find_sensitive, redact
+from ..text.sensitive import find_sensitive, redact
 from ..storage.audit_log import AuditEvent, AuditLog, TornLogLineWarning, user_hash
 from ..text.memo import text_cache
 from ..text.tokenizer import token_count
