@@ -97,14 +97,28 @@ def test_the_articles_single_user_api_stays_quiet():
             assert memory.retrieve("记忆污染") and memory.build_context("记忆污染")
 
 
-def test_as_an_error_the_warning_stops_the_write_before_anything_is_stored():
+def test_as_an_error_the_warning_stops_every_such_write_before_anything_is_stored():
     with MemoryManager(store_path=None) as memory:
         memory.add(Message("user", "alice likes green tea", "alice"))
         with warnings.catch_warnings():
             warnings.simplefilter("error", DefaultUserWarning)
-            with pytest.raises(DefaultUserWarning):
-                memory.add(Message("user", "whose is this?"))
+            for attempt in range(3):  # not only the first: said once means once, never "let through after"
+                with pytest.raises(DefaultUserWarning):
+                    memory.add(Message("user", f"whose is this? {attempt}"))
+                with pytest.raises(DefaultUserWarning):
+                    memory.build_context("green tea")
         assert memory.users() == ["alice"]
+
+
+def test_a_tenants_named_users_make_the_warning_fire_in_that_tenant():
+    with MemoryManager(store_path=None) as memory:
+        memory.add(Message("user", "acme's ann likes green tea", "ann", tenant_id="acme"))
+        with pytest.warns(DefaultUserWarning, match="tenant 'acme'"):
+            memory.add(Message("user", "a note with no user", tenant_id="acme"))
+    with MemoryManager(store_path=None) as memory, warnings.catch_warnings():
+        memory.add(Message("user", "acme's ann likes green tea", "ann", tenant_id="acme"))
+        warnings.simplefilter("error")
+        memory.add(Message("user", "the untenanted default user's note"))  # that partition has no named user
 
 
 def test_a_store_reopened_with_named_users_warns_too(tmp_path):
@@ -150,6 +164,30 @@ def test_a_bad_message_in_a_transcript_stores_none_of_it(tmp_path):
         with pytest.raises(TypeError):
             memory.add_messages([{"role": "user", "content": "x"}])  # user_id is required here
         assert memory.users() == []
+
+
+def test_a_refused_message_stores_none_of_the_transcript_inside_a_callers_batch_too():
+    from v2_memory import GovernancePolicy, SensitiveDataError
+
+    chat = [{"role": "user", "content": "I like green tea"}, {"role": "user", "content": "my phone is 13912345678"}]
+    with MemoryManager(store_path=None, governance=GovernancePolicy(sensitive_policy="refuse")) as memory:
+        with memory.batch():
+            with pytest.raises(SensitiveDataError):
+                memory.add_messages(chat, user_id="ann")
+            memory.add(Message("user", "the batch goes on", "bob"))
+        assert memory.users() == ["bob"]
+
+
+def test_every_langchain_chunk_type_is_read_as_its_message():
+    from types import SimpleNamespace as Chunk
+
+    chunks = [Chunk(type=t, content="some text here") for t in
+              ("AIMessageChunk", "HumanMessageChunk", "ToolMessageChunk", "FunctionMessageChunk", "SystemMessageChunk")]
+    chunks.append(Chunk(type="ChatMessageChunk", role="user", content="a chat chunk from the user"))
+    with MemoryManager(store_path=None) as memory:
+        results = memory.add_messages(chunks, user_id="ann")
+    assert [r.source if r else None for r in results] == [
+        "llm_response", "user_input", "tool", "tool", None, "user_input"]
 
 
 def test_a_handle_adds_a_transcript_in_its_scope():
@@ -250,6 +288,25 @@ def test_async_errors_surface_at_the_await_and_a_closed_manager_says_so(tmp_path
     asyncio.run(main())
 
 
+def test_closing_while_calls_are_queued_closes_the_store_they_opened_and_refuses_later_ones():
+    manager_box = []
+
+    async def main() -> None:
+        memory = AsyncMemoryManager(store_path=None)
+        add = asyncio.ensure_future(memory.add(Message("user", "queued before the close", "ann")))
+        await asyncio.sleep(0)  # the add is queued on the worker first
+        await memory.aclose()
+        assert (await add).record_id == 1  # it ran, on a store opened for it ...
+        manager_box.append(memory._manager)
+        with pytest.raises(RuntimeError, match="closed"):
+            await memory.retrieve("queued", user_id="ann")
+        with pytest.raises(TypeError, match="list of chat messages"):
+            await memory.add_messages({"role": "user", "content": "one"}, user_id="ann")
+
+    asyncio.run(main())
+    assert manager_box[0].closed  # ... and closed by aclose, not left open
+
+
 def test_wrap_adopts_an_open_manager_and_closing_closes_it():
     manager = MemoryManager(store_path=None)
 
@@ -322,8 +379,8 @@ def test_every_field_a_repr_shows_is_an_attribute_of_the_value():
         assert (admission.content, admission.role, admission.source) == (
             admission.record["content"], "user", "user_input")
         assert (memory.backend, memory.path, memory.scorer, memory.governance, memory.closed) == (
-            "json", "in memory", "article", "on", None)
-    assert memory.closed == "it was closed"
+            "json", "in memory", "article", "on", False)
+    assert memory.closed is True and memory.closed_reason == "it was closed"
 
 
 # -- no silent amnesia ---------------------------------------------------------------------------
@@ -366,3 +423,25 @@ def test_create_false_on_a_server_needs_a_schema_that_holds_a_store(pg_schema):
         MemoryManager(store_path=pg_schema.url, create=False)
     MemoryManager(store_path=pg_schema.url).close()
     MemoryManager(store_path=pg_schema.url, create=False).close()
+
+
+def test_an_existing_store_opens_whatever_its_name(tmp_path):
+    """The extension rule is for new stores: one an older release made as 'memory' or a restored
+    'memory_store.json.bak' still opens."""
+    from v2_memory import JsonVectorStore
+
+    for name in ("memory", "mem.txt", "memory_store.json.bak"):
+        with JsonVectorStore(tmp_path / name) as store:  # the article's facade names any file
+            store.add("ann", "user", "an old memory about tulips")
+        with MemoryManager(store_path=tmp_path / name, create=False, adopt_store=True) as memory:
+            assert memory.retrieve("tulips", "ann")
+
+
+def test_a_dangling_symlink_into_a_missing_folder_is_refused(tmp_path):
+    from v2_memory import StorePathError
+
+    link = tmp_path / "memory.json"
+    link.symlink_to(tmp_path / "missing" / "x.json")
+    with pytest.raises(StorePathError, match="does not exist"):
+        MemoryManager(store_path=link)
+    assert not (tmp_path / "missing").exists()

@@ -100,3 +100,20 @@ def test_export_carries_facts_and_an_isolated_record_raw_to_its_owner(tmp_path, 
     assert ("diet", "confirmed") in [(i["key"], i["status"]) for i in items if i["type"] == "fact"]
     assert any("13912345678" in i.get("content", "") for i in items)  # the owner's own data, as kept
     assert not any("bob" in json.dumps(i) for i in items)
+
+
+def test_an_export_file_is_private_ascii_and_its_bytes_match_the_receipt(demo, tmp_path, capsys):
+    out = tmp_path / "default.jsonl"
+    assert main(["export", "--store", str(demo), "default", "--out", str(out)]) == 0
+    data = out.read_bytes()
+    assert data.isascii() and b"\r" not in data and (out.stat().st_mode & 0o777) == 0o600
+    body, last = data.rsplit(b"\n", 2)[0] + b"\n", data.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    assert json.loads(last)["sha256"] == hashlib.sha256(body).hexdigest()
+    assert any("记忆污染" in json.loads(line).get("content", "") for line in data.splitlines())
+
+
+def test_export_to_a_console_that_cannot_encode_chinese_still_works(demo):
+    run = subprocess.run([sys.executable, "-m", "v2_memory", "export", "--store", str(demo), "default"], cwd=REPO,
+                         capture_output=True, env={**__import__("os").environ, "PYTHONIOENCODING": "cp1252"})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.isascii() and json.loads(run.stdout.splitlines()[-1])["type"] == "receipt"

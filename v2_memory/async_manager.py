@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from .governance.admission import Explanation
 from .manager import MemoryManager
@@ -69,7 +69,7 @@ class AsyncMemoryManager:
 
     def _on_worker(self, call: Callable[..., T], args: tuple, kwargs: dict[str, Any]) -> T:
         if self._manager is None:
-            self._manager = self._open()
+            self._manager = self._open()  # a call queued before aclose() may be the one that opens it
         return call(self._manager, *args, **kwargs)
 
     async def open(self) -> AsyncMemoryManager:
@@ -87,6 +87,9 @@ class AsyncMemoryManager:
         return await self._run(MemoryManager.add, message)
 
     async def add_messages(self, messages: Iterable[Any], **scope: Any) -> list[WriteResult | None]:
+        if isinstance(messages, (str, bytes, Mapping)):  # checked here: list() would take a dict's keys
+            raise TypeError("add_messages() expects a list of chat messages, not a single "
+                            f"{type(messages).__name__}: wrap it in a list")
         return await self._run(MemoryManager.add_messages, list(messages), **scope)
 
     async def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
@@ -137,13 +140,19 @@ class AsyncMemoryManager:
 
     # -- closing --------------------------------------------------------------------------------
     async def aclose(self) -> None:
-        """Close the store (after every call already made) and stop the worker thread."""
+        """Close the store after every call already made, and stop the worker thread; a call
+        made after this began is refused."""
         if self._closed:
             return
-        if self._manager is not None:
-            await self._run(MemoryManager.close)
-        self._closed = True
+        self._closed = True  # first: no call queued after this one opens the store again
+        loop = asyncio.get_running_loop()
+        # subtle: queued behind the calls already made, one of which may be what opens the store.
+        await loop.run_in_executor(self._worker, self._close_on_worker)
         self._worker.shutdown(wait=False)
+
+    def _close_on_worker(self) -> None:
+        if self._manager is not None:
+            self._manager.close()
 
     close = aclose  # ``await memory.close()`` reads as the manager's close
 

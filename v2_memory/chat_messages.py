@@ -7,7 +7,8 @@ content possibly a list of parts) or as LangChain message objects (``HumanMessag
 
     user, human                  → "user"       (the user's own words)
     assistant, ai                → "assistant"  (model output: stored unverified until the user confirms)
-    tool, function               → "tool"       (a tool's result)
+    tool, function               → "tool"       (a tool's result: trusted like the user's words, as the
+                                                 write policy trusts tools; store only tools you trust)
     system, developer            → skipped      (the agent's own instructions are nobody's memory,
                                                  and must never come back as a trusted entry)
 
@@ -35,6 +36,9 @@ ROLES: dict[str, str | None] = {
     "system": None, "developer": None,
 }
 _TEXT_PARTS = ("text", "input_text", "output_text")  # content-part types that carry text
+# a streamed LangChain chunk's type -> the type of the message it is part of
+_CHUNKS = {"AIMessageChunk": "ai", "HumanMessageChunk": "human", "SystemMessageChunk": "system",
+           "ToolMessageChunk": "tool", "FunctionMessageChunk": "function", "ChatMessageChunk": "chat"}
 
 
 def to_message(chat: Any, *, user_id: str, tenant_id: str | None = None, session_id: str | None = None,
@@ -55,9 +59,10 @@ def _role_and_content(chat: Any) -> tuple[Any, Any]:
         return chat["role"], chat.get("content")
     kind = getattr(chat, "type", None)
     if isinstance(kind, str) and hasattr(chat, "content"):  # a LangChain message
-        # subtle: a streamed chunk's type is "AIMessageChunk"; a ChatMessage carries its own role.
-        kind = getattr(chat, "role", kind) if kind == "chat" else kind
-        return ("ai" if kind == "AIMessageChunk" else "human" if kind == "HumanMessageChunk" else kind), chat.content
+        # subtle: a streamed chunk's type is its class name ("AIMessageChunk", "ToolMessageChunk");
+        # a ChatMessage (or its chunk) carries its own role.
+        kind = _CHUNKS.get(kind, kind)
+        return (getattr(chat, "role", kind) if kind == "chat" else kind), chat.content
     raise TypeError(f"a chat message is a dict with 'role' and 'content' or a LangChain message, "
                     f"got {type(chat).__name__}")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from functools import partial
@@ -115,7 +115,7 @@ class MemoryManager(Displayed):
         self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
         self._unsaved: dict[tuple[str | None, str], None] | None = None  # in a batch: scopes saved at its end
         self._summary_memo: dict[tuple[str | None, str], tuple[tuple, Summary]] = {}  # scope -> (ids shown, fold)
-        self._named_users: bool | None = None  # whether the store holds users besides "default" (None: not asked)
+        self._named_users: dict[str | None, bool] = {}  # tenant -> holds users besides "default" (asked once)
         self._warned_default = False
 
     @property
@@ -157,8 +157,13 @@ class MemoryManager(Displayed):
         return "on" if self.policy.enabled else "off"
 
     @property
-    def closed(self) -> str | None:
-        """Why the manager is closed (by ``close()``, or a later opening of the same store), or None."""
+    def closed(self) -> bool:
+        """Whether the store is closed (by ``close()``, or a later opening of the same store)."""
+        return self.storage.closed
+
+    @property
+    def closed_reason(self) -> str | None:
+        """Why the manager is closed, in words (the repr's ``closed=...``), or None while open."""
         return (self.storage.db.closed_reason or "it was closed") if self.storage.closed else None
 
     def _now(self) -> datetime:
@@ -175,17 +180,23 @@ class MemoryManager(Displayed):
         """Write ``message`` through the write policy; return what was stored where, and why."""
         if not isinstance(message, Message):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
-        scope = (message.tenant_id, message.user_id)
-        self._note_user(message.user_id, "add()", stacklevel=3)
+        self._note_user(message.user_id, message.tenant_id, "add()", stacklevel=3)
         with self._lock:
-            if message.timestamp is None:
-                message = replace(message, timestamp=self._now())
-            # Refusals come before any transaction is touched (a batch goes on without this message).
-            self.storage.db.check_text([message.role, message.content, message.user_id, message.tenant_id,
-                                        message.session_id, message.task_id])
-            plan = self.governor.plan(message)
-            with self._changing(scope):
-                return self._write(scope, message, plan)
+            return self._commit(*self._prepare(message))
+
+    def _prepare(self, message: Message) -> tuple[Message, Any]:
+        """The message stamped and checked, with the write policy's plan. Every refusal happens
+        here, before any transaction is touched (a batch goes on without the refused message)."""
+        if message.timestamp is None:
+            message = replace(message, timestamp=self._now())
+        self.storage.db.check_text([message.role, message.content, message.user_id, message.tenant_id,
+                                    message.session_id, message.task_id])
+        return message, self.governor.plan(message)
+
+    def _commit(self, message: Message, plan: Any) -> WriteResult:
+        scope = (message.tenant_id, message.user_id)
+        with self._changing(scope):
+            return self._write(scope, message, plan)
 
     def add_messages(self, messages: Iterable[Any], *, user_id: str, tenant_id: str | None = None,
                      session_id: str | None = None, task_id: str | None = None) -> list[WriteResult | None]:
@@ -196,27 +207,33 @@ class MemoryManager(Displayed):
         if isinstance(messages, (str, bytes, Mapping)):
             raise TypeError("add_messages() expects a list of chat messages, not a single "
                             f"{type(messages).__name__}: wrap it in a list")
+        require_scope(user_id, tenant_id)
         scope = {"user_id": user_id, "tenant_id": tenant_id, "session_id": session_id, "task_id": task_id}
         read = [to_message(chat, **scope) for chat in messages]
+        self._note_user(user_id, tenant_id, "add_messages()", stacklevel=3)
         with self._lock:
-            if self._unsaved is not None:  # already inside the caller's batch: its transaction holds these too
-                return [self.add(message) if message is not None else None for message in read]
-            with self.batch():
-                return [self.add(message) if message is not None else None for message in read]
+            # Every refusal (personal data under "refuse", a NUL on PostgreSQL) before the first write,
+            # so a bad message stores none of the transcript, inside a caller's batch() too.
+            prepared = [self._prepare(message) if message is not None else None for message in read]
+            with nullcontext() if self._unsaved is not None else self.batch():  # a caller's batch holds these too
+                return [self._commit(*ready) if ready is not None else None for ready in prepared]
 
-    def _note_user(self, user_id: str, call: str, *, stacklevel: int) -> None:
-        """Warn (once per manager) when a call names no user on a store that holds named users:
-        the forgotten ``user_id=`` would mix their memories (``DefaultUserWarning``)."""
+    def _note_user(self, user_id: str, tenant_id: str | None, call: str, *, stacklevel: int) -> None:
+        """Warn when a call names no user in a tenant (or the untenanted partition) that holds named
+        users: the forgotten ``user_id=`` would mix their memories (``DefaultUserWarning``). Said
+        once per manager; turned into an error, it stops every such call before it writes."""
         if user_id is not DEFAULT_USER:
-            self._named_users = self._named_users or user_id != "default"
+            if user_id != "default":
+                self._named_users[tenant_id] = True
             return
-        if self._named_users is None:  # asked once; afterwards this manager's own named calls keep it true
-            self._named_users = any(user != "default" for user in self.users())
-        if self._named_users and not self._warned_default:
-            self._warned_default = True  # said once: a manager that kept saying it would be ignored
+        if tenant_id not in self._named_users:  # asked once; this manager's own named calls keep it true
+            self._named_users[tenant_id] = any(user != "default" for user in self.users(tenant_id=tenant_id))
+        if self._named_users[tenant_id] and not self._warned_default:
             warnings.warn(DefaultUserWarning(
-                f"{call} named no user_id, so it used 'default', on a store that also holds named users: pass "
-                "user_id= (or use memory.for_user(...)) so that no one's memories are mixed"), stacklevel=stacklevel)
+                f"{call} named no user_id, so it used 'default', on a store whose "
+                f"{'tenant ' + repr(tenant_id) if tenant_id is not None else 'untenanted users'} include named users: "
+                "pass user_id= (or use memory.for_user(...)) so that no one's memories are mixed"), stacklevel=stacklevel)
+            self._warned_default = True  # reached only if the warning did not raise
 
     def _write(self, scope: tuple[str | None, str], message: Message, plan: Any) -> WriteResult:
         result, shown = self.governor.write(message, plan)
@@ -393,7 +410,7 @@ class MemoryManager(Displayed):
         if not isinstance(query, str):
             raise TypeError(f"query must be a str, got {type(query).__name__}")
         scope = require_scope(user_id, tenant_id)
-        self._note_user(user_id, "a read", stacklevel=4)
+        self._note_user(user_id, tenant_id, "a read", stacklevel=4)
         check_top_k(top_k)
         if domain is not None and domain not in DOMAINS:
             raise ValueError(f"domain must be one of {DOMAINS} or None, got {domain!r}")
@@ -684,7 +701,7 @@ class MemoryManager(Displayed):
         except StoreClosedError:  # closed by another opening between the check and the read
             users = None
         if users is None:
-            fields.insert(0, ("closed", self.closed or "it was closed"))
+            fields.insert(0, ("closed", self.closed_reason or "it was closed"))
         else:
             more = len(users) - self._USERS_SHOWN
             fields.append(("users", tuple(users[:self._USERS_SHOWN]) + ((f"… and {more} more",) if more > 0 else ())))

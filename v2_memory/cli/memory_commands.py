@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -59,11 +60,14 @@ def _recall_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--task-id", help="read as inside this task")
     parser.add_argument("--top-k", type=int, default=3, help="how many memories may be admitted (default: 3)")
     parser.add_argument("--threshold", type=float, default=0.2, help="the relevance threshold (default: 0.2)")
+    parser.add_argument("--scorer", choices=("article", "bm25"), default="article",
+                        help="score as the agent does: the store does not record it (default: article, the "
+                             "manager's; bm25 for an agent opened with scorer='bm25')")
     parser.add_argument("--json", action="store_true", help="print every candidate's admission as JSON")
 
 
 def _recall(args: argparse.Namespace) -> int:
-    with open_store_dir(store_file(args.store)) as opened:
+    with open_store_dir(store_file(args.store), scorer=args.scorer) as opened:
         explanation = recall(opened, args.query, args.user_id, tenant_id=args.tenant_id, top_k=args.top_k,
                              threshold=args.threshold, session_id=args.session_id, task_id=args.task_id)
     if args.json:
@@ -96,14 +100,18 @@ def _export(args: argparse.Namespace) -> int:
     if not receipt["records"] and not receipt["facts"]:
         print(escape(f"no memory of user {args.user_id!r} in this store; nothing was exported"), file=sys.stderr)
         return NOTHING_FOUND
-    text = "\n".join(lines) + "\n"
+    data = ("\n".join(lines) + "\n").encode("ascii")  # the receipt's bytes, on every platform
     if args.out is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
     else:
         out = Path(args.out)
-        if out.exists():
-            raise ValueError(f"file {out} already exists; export never overwrites a file")
-        out.write_text(text, encoding="utf-8")
+        try:  # created new and private (the user's data), never over an existing file
+            handle = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
+        except FileExistsError:
+            raise ValueError(f"file {out} already exists; export never overwrites a file") from None
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
         if args.json:
             print(json.dumps(receipt))
             return 0

@@ -12,8 +12,9 @@ Records are what the user (and the agent, to them) said, as stored — a record 
 "isolate" policy is exported raw: it is the user's own data, going to the user. Each record
 carries governance's view of it (trusted or not, weight, superseded by which record). The window
 and summary are derived from the records and are not exported. The receipt's ``sha256`` is the
-digest of every line before it (each line's UTF-8 bytes and a newline), so a recipient can check
-that nothing was lost or changed on the way.
+digest of every line before it (each line's bytes and a newline), so a recipient can check that
+nothing was lost or changed on the way. Lines are ASCII (JSON escapes for the rest): the same
+bytes on every console and platform, and no stored control or bidi character reaches a terminal.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ def export_user(opened: Inspection, user_id: str, *, tenant_id: str | None = Non
     lines += [{"type": "record", **record, "governance": _state(states.get(record["record_id"]))} for record in records]
     lines += [{"type": "fact", **fact.to_dict()} for fact in facts]
     for item in lines:
-        line = json.dumps(item, ensure_ascii=False, sort_keys=True)
+        line = json.dumps(item, ensure_ascii=True, sort_keys=True)
         digest.update(line.encode("utf-8") + b"\n")
         yield line
     yield json.dumps({"type": "receipt", "records": len(records), "facts": len(facts), "sha256": digest.hexdigest()})

@@ -49,12 +49,13 @@ class Inspection:
         self.close()
 
 
-def open_store_dir(path: Path | str) -> Inspection:
+def open_store_dir(path: Path | str, *, scorer: str | None = None) -> Inspection:
     """Open a store read-only: a folder holding memory_store.json or that file itself, a SQLite
-    file (``.sqlite3``, ``.sqlite``, ``.db`` or ``sqlite:///path``), or a PostgreSQL URL."""
+    file (``.sqlite3``, ``.sqlite``, ``.db`` or ``sqlite:///path``), or a PostgreSQL URL.
+    ``scorer`` ("article", the default, or "bm25") is how its searches score, as the agent's does."""
     backend, where = backend_of(path)
     if backend != "json":
-        return _open_tables(backend, where)
+        return _open_tables(backend, where, scorer)
     path = Path(path)
     store_path = path / STORE_FILE if path.is_dir() else path
     if not store_path.exists():
@@ -63,10 +64,11 @@ def open_store_dir(path: Path | str) -> Inspection:
     stem = store_path.stem
     ledger = Ledger(store_path.with_name(stem + ".governance.sqlite3"), read_only=True)
     ledger.db.check_version()  # a newer release's state database is refused here too, not misread
-    return Inspection(store_path, JsonVectorStore(store_path, read_only=True), ledger, AuditLog(store_path.parent, stem=stem))
+    return Inspection(store_path, JsonVectorStore(store_path, read_only=True, scorer=scorer), ledger,
+                      AuditLog(store_path.parent, stem=stem))
 
 
-def _open_tables(backend: str, where: Any) -> Inspection:
+def _open_tables(backend: str, where: Any, scorer: str | None = None) -> Inspection:
     """A store whose records, ledger and logs are tables of one database, opened read-only."""
     from ..storage.sqlite_store import SqliteAuditLog, SqliteVectorStore
 
@@ -84,7 +86,7 @@ def _open_tables(backend: str, where: Any) -> Inspection:
         if not db.fetchone(has_meta)[0]:  # an empty file, or a schema no store was ever opened in
             raise StorePathError("no v2_memory store here: the database holds none of its tables", path=db.where)
         db.check_version()  # a newer release's tables are refused here too, not misread
-        return Inspection(db.where, SqliteVectorStore(db), Ledger(db), SqliteAuditLog(db))
+        return Inspection(db.where, SqliteVectorStore(db, scorer=scorer), Ledger(db), SqliteAuditLog(db))
     except BaseException:
         db.close()
         raise

