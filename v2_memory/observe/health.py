@@ -295,12 +295,6 @@ def ended_sessions_holding_state(writes: Sequence[AuditEvent], reads: Sequence[A
 # -- the report ------------------------------------------------------------------------------------
 
 
-def current_weights(records: Iterable[dict[str, Any]], states: dict[int, MemoryState], writes: Sequence[AuditEvent],
-                    rates: DecayRates, now: datetime) -> list[float]:
-    """Each record's weight at ``now``: ledger factors × time decay (task completion from the logs)."""
-    return [weight for _, weight in weighed_records(records, states, writes, rates, now)]
-
-
 def weighed_records(records: Iterable[dict[str, Any]], states: dict[int, MemoryState], writes: Sequence[AuditEvent],
                     rates: DecayRates, now: datetime) -> list[tuple[int, float]]:
     """(record_id, weight at ``now``) for each record."""

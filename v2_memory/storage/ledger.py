@@ -231,12 +231,6 @@ class Ledger:
             self.db.execute("UPDATE facts SET status = 'superseded' WHERE record_id = ?", (record_id,))
         return [Fact(*row) for row in rows]
 
-    def facts_of(self, record_ids: Iterable[int]) -> dict[int, Fact]:
-        """record_id -> the fact that record declared (only records that declared one)."""
-        rows = self._rows_in("SELECT key, value, polarity, status, record_id, created_at FROM facts "
-                             "WHERE record_id IN ({marks})", record_ids)
-        return {row[4]: Fact(*row) for row in rows}
-
     def fact(self, scope: str, key: str, value: str) -> Fact | None:
         """The scope's fact for (key, value), if any."""
         row = self.db.fetchone("SELECT key, value, polarity, status, record_id, created_at FROM facts "
