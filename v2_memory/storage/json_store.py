@@ -151,23 +151,6 @@ class JsonVectorStore:
             pairs = partition.searchable(self.scorer).search(query, top_k, threshold)
             return [Hit(score, dict(record)) for score, record in pairs]
 
-    def score(self, query: str, record_id: int, user_id: str, *, tenant_id: str | None = None) -> float | None:
-        """The score ``search`` gives this record of ``user_id`` for ``query``.
-
-        For callers that find a candidate another way (an exact identifier match) and must score
-        it as the store does. None when there is no such record of that user: like ``search``, it
-        never looks across the user boundary.
-        """
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
-        scope = require_scope(user_id, tenant_id)
-        with self._lock:
-            record = self._by_id.get(record_id)
-            if record is None or _record_scope(record) != scope:
-                return None
-            index = self._partitions[_record_scope(record)].searchable(self.scorer)
-            return index.scores(query).get(index.records.index(record), 0.0)
-
     def erase_user(self, user_id: str, *, tenant_id: str | None = None) -> int:
         """Rewrite the file without the user's records, then drop them from memory.
 
@@ -186,6 +169,23 @@ class JsonVectorStore:
             return len(partition.records)
 
     # -- single records and listings ------------------------------------------------------------
+    def score(self, query: str, record_id: int, user_id: str, *, tenant_id: str | None = None) -> float | None:
+        """The score ``search`` gives this record of ``user_id`` for ``query``.
+
+        For callers that find a candidate another way (an exact identifier match) and must score
+        it as the store does. None when there is no such record of that user: like ``search``, it
+        never looks across the user boundary.
+        """
+        if not isinstance(query, str):
+            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        scope = require_scope(user_id, tenant_id)
+        with self._lock:
+            record = self._by_id.get(record_id)
+            if record is None or _record_scope(record) != scope:
+                return None
+            index = self._partitions[_record_scope(record)].searchable(self.scorer)
+            return index.scores(query).get(index.records.index(record), 0.0)
+
     def get(self, record_id: int) -> dict[str, Any] | None:
         with self._lock:
             record = self._by_id.get(record_id)
