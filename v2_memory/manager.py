@@ -45,6 +45,7 @@ from .storage.semantic_store import SemanticStore
 from .retrieval.embedder import Embedder
 from .storage.tracks import ScopeTracks
 from .text.memo import forget_texts
+from .text.quoting import one_line
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
 from .validation import check_threshold, check_top_k, require_id, require_scope, require_text
 from .tracks.window import RecentWindow
@@ -442,7 +443,9 @@ class MemoryManager(Displayed):
     def build_context(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> str:
         """The prompt context: persona facts, summary, recent window, then admitted memories.
 
-        Memories already shown in the recent window are not repeated.
+        Memories already shown in the recent window are not repeated. One item per line: every
+        line starts with the library's label, and a line break inside memory text is escaped
+        (``text/quoting.py``), so stored text cannot start a line that looks like a fact.
         """
         self._check_read(query, user_id, top_k, **read_scope)
         with self._lock, self.storage.transaction():
@@ -470,7 +473,8 @@ class MemoryManager(Displayed):
             shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in _quoted(summary) if rid is not None]
             self._log_read(explanation, user_id, read_scope, "build_context", lines,
                            shown=shown + [a.record_id for a in fresh])
-            return "\n".join(label + text for label, text in lines)
+            # The labels are the library's; each text is someone's words, kept on its own line (one_line).
+            return "\n".join(label + one_line(text) for label, text in lines)
 
     def recent_messages(self, user_id: str = DEFAULT_USER, *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
