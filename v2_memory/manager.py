@@ -47,7 +47,8 @@ from .storage.tracks import ScopeTracks
 from .text.memo import forget_texts
 from .text.quoting import one_line
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
-from .validation import check_threshold, check_top_k, require_id, require_scope, require_text
+from .validation import (check_query, check_record_id, check_threshold, check_top_k, require_id, require_scope,
+                         require_text)
 from .tracks.window import RecentWindow
 
 __all__ = ["MemoryManager", "utc_now"]
@@ -299,8 +300,7 @@ class MemoryManager(Displayed):
         Pass ``user_id`` (and ``tenant_id``) to make sure the record is that user's; returns False
         for an unknown record or another user's.
         """
-        if not isinstance(record_id, int) or isinstance(record_id, bool):
-            raise TypeError(f"record_id must be an int, got {type(record_id).__name__}")
+        check_record_id(record_id)
         with self._lock, self.storage.transaction():
             record = self.store.get(record_id)
             if record is None or (user_id is not None and (record.get("tenant_id"), record["user_id"]) != require_scope(user_id, tenant_id)):
@@ -408,8 +408,7 @@ class MemoryManager(Displayed):
                     domain: str | None = None, with_summary: bool = True) -> tuple[str | None, str]:
         """A read's arguments, checked before any transaction opens (a bad one changes nothing,
         even inside ``batch()``); returns the scope."""
-        if not isinstance(query, str):
-            raise TypeError(f"query must be a str, got {type(query).__name__}")
+        check_query(query)
         scope = require_scope(user_id, tenant_id)
         self._note_user(user_id, tenant_id, "a read", stacklevel=4)
         check_top_k(top_k)
@@ -581,6 +580,7 @@ class MemoryManager(Displayed):
         if not isinstance(scrub, bool):
             raise TypeError(f"scrub must be True or False, got {scrub!r}")
         scope = require_scope(user_id, tenant_id)
+        check_record_id(record_id)
         with self._lock:
             self._not_in_batch("forget")
             record = self.store.get(record_id)

@@ -14,7 +14,7 @@ from typing import Any, Mapping, NamedTuple
 
 from .display import Displayed, Shown
 from .text.sensitive import check_metadata
-from .validation import require_id, require_text
+from .validation import check_json, require_id, require_text
 
 __all__ = ["DEFAULT_USER", "Message", "Hit", "EraseReceipt", "WriteResult", "Declaration", "Fact", "MemoryState",
            "render_fact", "fact_phrase", "MEAT", "SessionInfo",
@@ -80,6 +80,7 @@ class Message:
             raise ValueError("a task-domain message needs a task_id")
         if not isinstance(self.metadata, Mapping):
             raise TypeError(f"metadata must be a mapping, got {type(self.metadata).__name__}")
+        check_json("metadata", self.metadata)  # stored as JSON: refused here, not half-way through a write
         check_metadata(self.metadata)
         # subtle: a read-only copy, so the caller's dict cannot change a message after the fact.
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))

@@ -9,7 +9,11 @@ import math
 # Personal-data detection is text analysis (layer 1, below the values): argument checks may use it.
 from .text.sensitive import check_not_personal
 
-__all__ = ["require_text", "require_id", "require_scope", "check_top_k", "check_threshold"]
+__all__ = ["require_text", "require_id", "require_scope", "check_top_k", "check_threshold", "check_record_id",
+           "check_query", "check_json", "MAX_RECORD_ID", "MAX_JSON_DEPTH"]
+
+MAX_RECORD_ID = 2**63 - 1  # the largest id any backend stores (a signed 64-bit integer)
+MAX_JSON_DEPTH = 32  # how deep metadata may nest: deeper is a mistake (or an attack), not data
 
 
 def require_text(name: str, value: object) -> str:
@@ -18,10 +22,7 @@ def require_text(name: str, value: object) -> str:
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
     if not value.strip():
         raise ValueError(f"{name} must not be empty")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:  # a lone surrogate would fail later, half-way through a write
-        raise ValueError(f"{name} is not valid Unicode text ({exc.reason} at {exc.start})") from exc
+    require_valid_unicode(name, value)  # a lone surrogate would fail later, half-way through a write
     return value
 
 
@@ -46,6 +47,78 @@ def require_scope(user_id: object, tenant_id: object = None) -> tuple[str | None
     if tenant_id is not None:
         require_id("tenant_id", tenant_id)
     return (tenant_id, user_id)  # type: ignore[return-value]
+
+
+def check_record_id(record_id: object) -> int:
+    """A record id as the stores hand them out: a whole number from 1 to ``MAX_RECORD_ID``."""
+    if not isinstance(record_id, int) or isinstance(record_id, bool):
+        raise TypeError(f"record_id must be an int, got {type(record_id).__name__}")
+    if not 1 <= record_id <= MAX_RECORD_ID:
+        raise ValueError("record_id must be a whole number from 1 to 2**63 - 1 (ids start at 1)")
+    return record_id
+
+
+def check_query(query: object) -> str:
+    """A query: any string (an empty one asks for nothing), but valid Unicode text."""
+    if not isinstance(query, str):
+        raise TypeError(f"query must be a str, got {type(query).__name__}")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate: no store or log could hold it
+        raise ValueError(f"query is not valid Unicode text ({exc.reason} at {exc.start})") from exc
+    return query
+
+
+def check_json(name: str, value: object) -> None:
+    """Refuse what JSON cannot hold, before anything is written: a value of another type, a key
+    that is not text, NaN or an infinity, nesting deeper than ``MAX_JSON_DEPTH``, a value that
+    contains itself. One pass with an explicit stack: no recursion to run out of.
+
+    >>> check_json("metadata", {"tags": ["a", {"b": float("nan")}]})
+    Traceback (most recent call last):
+    ...
+    ValueError: metadata['tags'][1]['b'] is NaN or infinite: JSON cannot hold it
+    """
+    stack: list[tuple[object, str, int, frozenset[int]]] = [(value, name, 0, frozenset())]
+    while stack:
+        item, path, depth, holders = stack.pop()
+        if isinstance(item, (str, bool, int)) or item is None:
+            if isinstance(item, str):
+                require_valid_unicode(path, item)
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                raise ValueError(f"{path} is NaN or infinite: JSON cannot hold it")
+            continue
+        if not isinstance(item, (dict, list, tuple)) and not hasattr(item, "items"):
+            raise TypeError(f"{path} is a {type(item).__name__}: JSON holds text, numbers, true/false, "
+                            "null, lists and mappings")
+        if id(item) in holders:
+            raise ValueError(f"{path} contains itself: JSON cannot hold a value that refers to itself")
+        if depth >= MAX_JSON_DEPTH:
+            raise ValueError(f"{path} nests deeper than {MAX_JSON_DEPTH} levels")
+        inner = holders | {id(item)}
+        if isinstance(item, (list, tuple)):
+            stack.extend((child, _within(path, str(i)), depth + 1, inner) for i, child in enumerate(item))
+            continue
+        for key, child in item.items():  # type: ignore[union-attr]
+            if not isinstance(key, str):
+                raise TypeError(f"{path} has a key of type {type(key).__name__}: JSON keys are text")
+            require_valid_unicode(f"{path} key", key)
+            stack.append((child, _within(path, repr(key if len(key) <= 24 else key[:20] + "…")), depth + 1, inner))
+
+
+def _within(path: str, step: str) -> str:
+    """``path[step]``, the middle cut when it grows long (an error names where, briefly)."""
+    full = f"{path}[{step}]"
+    return full if len(full) <= 100 else full[:40] + "…" + full[-50:]
+
+
+def require_valid_unicode(name: str, value: str) -> None:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"{name} is not valid Unicode text ({exc.reason} at {exc.start})") from exc
 
 
 def check_top_k(top_k: object) -> int:

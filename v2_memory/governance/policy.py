@@ -4,7 +4,8 @@ The manual's finding is that most pollution enters on the *write* side, so every
 here first:
 
     source      from the role unless given: user → user_input, assistant → llm_response,
-                tool → tool, system → knowledge_base; an unknown role is treated as model output
+                tool → tool; any other role ("system" too) is treated as model output: unverified,
+                never trusted (a knowledge base entry says so with source="knowledge_base")
     verified    user input, tools and knowledge bases are; model output is not, and starts with
                 weight 0.01 until a user confirms it (``MemoryManager.verify``)
     embedded    filler — acknowledgements and interjections only, however repeated or spelled
@@ -28,8 +29,7 @@ _ROLE_SOURCE = {
     "model": "llm_response",
     "tool": "tool",
     "function": "tool",
-    "system": "knowledge_base",
-}
+}  # "system" is not here: a system prompt is the agent's own instruction, never a trusted memory
 # -- filler, by its form ---------------------------------------------------------------------------
 # Filler is a message made only of acknowledgement and interjection units — in any number, repeated,
 # elongated ("okkk", "好的好的~", "哈哈哈哈"), with any punctuation or emoji around them. Interjections,

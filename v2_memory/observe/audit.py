@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ..text.quoting import one_line
 from ..text.sensitive import find_sensitive, redact
 from ..storage.audit_log import AuditEvent, AuditLog, TornLogLineWarning, user_hash
 from ..text.memo import text_cache
@@ -54,7 +55,9 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
                             "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted],
                             "shown": sorted(set(shown))}
     if context is not None:
-        text = "\n".join(label + body for label, body in context)
-        data.update(context="\n".join(label + _safe(body) for label, body in context),
+        # As build_context writes it: each text on its own line (one_line), redacted before (a
+        # secret split over two lines is found whole).
+        text = "\n".join(label + one_line(body) for label, body in context)
+        data.update(context="\n".join(label + one_line(_safe(body)) for label, body in context),
                     context_chars=len(text), context_tokens=token_count(text))
     return AuditEvent("read", time, scope[1], scope[0], read_scope.get("session_id"), data)

@@ -25,7 +25,7 @@ from typing import Any
 from .audit_log import AuditLog
 from .contract import Storage
 from .database import StateDatabase
-from ..errors import StorePathError
+from ..errors import StoreCorruptError, StorePathError
 from .postgres import URL_SCHEMES, mask_url
 
 __all__ = ["open_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "check_store_path",
@@ -111,6 +111,10 @@ def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None)
     path = Path(path)
     if path.is_dir():
         raise StorePathError("store path is a directory, expected a file", path=path)
+    if path.is_file() and path.stat().st_size == 0:  # SQLite would take it for a new, empty database
+        raise StoreCorruptError("the file is empty (0 bytes): no v2_memory store, and no data to keep. If a "
+                                "store was here, it was cut short: restore it from a backup; to start a new "
+                                "one, delete the file", path=path)
     return tables_storage(StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync), "sqlite", scorer)
 
 
