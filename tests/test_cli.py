@@ -96,9 +96,9 @@ def test_inspecting_never_writes(demo_store, capsys):
 def test_the_readme_quotes_what_diff_prints(demo_store, capsys):
     main(["diff", "--store", str(demo_store), "--session-id", "s-clean", "--session-id", "s-polluted"])
     printed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("first difference:"))
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert printed in readme.splitlines()
-    assert "memory(0.314×1.00): assistant: ReLU" in readme
+    inspector = (REPO / "docs" / "inspector.md").read_text(encoding="utf-8")
+    assert printed in inspector.splitlines()
+    assert "memory(0.314×1.00): assistant: ReLU" in inspector
 
 
 def test_health_sees_the_polluted_integration(demo_store, capsys):

@@ -590,16 +590,17 @@ def test_a_graph_remembers_across_threads_and_forgets_after_erasure(tmp_path):
 
 @needs_langgraph
 def test_the_readme_section_runs_and_prints_what_its_comments_say(tmp_path, monkeypatch):
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    readme = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
     start = readme.index("## Use it as a LangGraph store")
-    section = readme[start:readme.index("\n## ", start + 3)]
+    end = readme.find("\n## ", start + 3)
+    section = readme[start:end if end != -1 else len(readme)]
     blocks = re.findall(r"```py\n(.*?)```", section, re.S)
     assert blocks and "(user,)" in section and "(user, domain)" in section and "tenant_id" in section
     monkeypatch.chdir(tmp_path)
     for block in blocks:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(block, "README.md", "exec"), {})
+            exec(compile(block, "docs/agents.md", "exec"), {})
         printed = out.getvalue().splitlines()
         expected = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")]
         assert expected and all(line in printed for line in expected), (expected, printed)

@@ -1,4 +1,5 @@
-"""The README is a test: its example runs, its demo output is real, its commands exist."""
+"""The README and the manual are tests: their examples run, the demo output and tables they
+quote are real, every command is documented, and the README stays a quick start."""
 from __future__ import annotations
 
 import contextlib
@@ -15,17 +16,21 @@ from v2_memory.main import print_report, run_demo
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
+DOCS = sorted((REPO / "docs").glob("*.md"))
+MANUAL = README + "".join(page.read_text(encoding="utf-8") for page in DOCS)  # everything a user reads
 
 
-def test_python_examples_run_and_print_what_their_comments_say(tmp_path, monkeypatch):
+@pytest.mark.parametrize("page", ["README.md", *[f"docs/{p.name}" for p in DOCS]])
+def test_python_examples_run_and_print_what_their_comments_say(tmp_path, monkeypatch, page):
     """Each standalone ``# ...`` line in an example is a line the example prints."""
     monkeypatch.chdir(tmp_path)
-    blocks = re.findall(r"```python\n(.*?)```", README, re.S)
-    assert len(blocks) >= 2
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / page).read_text(encoding="utf-8"), re.S)
+    if page == "README.md":
+        assert len(blocks) >= 2
     for block in map(textwrap.dedent, blocks):  # an example inside a list item is indented
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(block, "README.md", "exec"), {})
+            exec(compile(block, page, "exec"), {})
         printed = out.getvalue().splitlines()
         expected = [line.strip()[2:] for line in block.splitlines() if line.strip().startswith("# ")]  # any indentation
         assert expected and all(line in printed for line in expected), (expected, printed)
@@ -51,17 +56,25 @@ def test_ci_runs_the_readmes_install_and_test_lines_in_a_fresh_virtualenv():
     assert "python -m pytest --full" in ci.splitlines()
 
 
-def test_every_cli_command_is_in_the_readme():
+def test_the_readme_is_a_quick_start_and_links_every_page_of_the_manual():
+    assert len(README.splitlines()) <= 400
+    for page in DOCS:
+        assert f"docs/{page.name}" in README or page.name == "index.md", page.name
+    nav = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    assert {page.name for page in DOCS} == set(re.findall(r":\s*([\w-]+\.md)", nav))
+
+
+def test_every_cli_command_is_documented():
     parser = build_parser()
     commands = next(a for a in parser._actions if a.dest == "command").choices
     for name in commands:
-        assert f"python -m v2_memory {name}" in README or f"v2-memory {name}" in README, name
+        assert f"python -m v2_memory {name}" in MANUAL or f"v2-memory {name}" in MANUAL, name
 
 
 def _code_blocks() -> list[str]:
-    """The README's fenced blocks without a language tag (program output), in order."""
+    """The manual's fenced blocks without a language tag (program output), in order."""
     blocks, current, tag = [], None, None
-    for line in README.splitlines():
+    for line in MANUAL.splitlines():
         if line.startswith("```"):
             if current is None:
                 current, tag = [], line[3:]
