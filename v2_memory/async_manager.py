@@ -99,7 +99,7 @@ class AsyncMemoryManager:
                                          **scope: Any) -> list[Hit]:
         return await self._run(MemoryManager.retrieve_without_threshold, query, user_id, top_k, **scope)
 
-    async def build_context(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> str:
+    async def build_context(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> Any:
         return await self._run(MemoryManager.build_context, query, user_id, top_k, **read_scope)
 
     async def explain(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> Explanation:

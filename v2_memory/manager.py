@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from .chat_messages import to_message
+from .context import FORMATS, ContextItem, render
 from .display import Displayed, Shown
 from .errors import DefaultUserWarning, StoreClosedError
 from .scoped import ScopedMemory
@@ -45,7 +46,6 @@ from .storage.semantic_store import SemanticStore
 from .retrieval.embedder import Embedder
 from .storage.tracks import ScopeTracks
 from .text.memo import forget_texts
-from .text.quoting import one_line
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
 from .validation import (check_query, check_record_id, check_threshold, check_top_k, require_id, require_scope,
                          require_text)
@@ -439,41 +439,43 @@ class MemoryManager(Displayed):
         return [Hit(h.score, {**h.record, "content": redact(h.record["content"], find_sensitive(h.record["content"]))})
                 if h.record["record_id"] in isolated else h for h in hits]
 
-    def build_context(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> str:
+    def build_context(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, *, format: str = "text",
+                      **read_scope: Any) -> Any:
         """The prompt context: persona facts, summary, recent window, then admitted memories.
 
-        Memories already shown in the recent window are not repeated. One item per line: every
-        line starts with the library's label, and a line break inside memory text is escaped
-        (``text/quoting.py``), so stored text cannot start a line that looks like a fact.
+        Memories already shown in the recent window are not repeated. ``format="text"`` (the
+        article's) is one item per line, each starting with the library's label, memory text on
+        one line (``text/quoting.py``): stored text cannot start a line that looks like a fact.
+        ``"sections"`` gives the items as dicts, ``"messages"`` as chat messages (``context.py``).
         """
+        if format not in FORMATS:
+            raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
         self._check_read(query, user_id, top_k, **read_scope)
         with self._lock, self.storage.transaction():
             explanation = self.explain(query, user_id, top_k + self.window.size, with_summary=False, **read_scope)
             scope = (read_scope.get("tenant_id"), user_id)
-            # Each line is (label, text): the label is the manager's own words, the text is memory
-            # (the read log redacts each text once, however often the same memory comes back).
             # The router sends "继续/next" to task state first: the task's progress leads the context.
-            lines = [("", line) for line in (self.governor.task_lines(scope, read_scope.get("task_id"))
-                                             if explanation.route.kind == "task" else [])]
-            lines += [("", line) for line in self.governor.fact_lines(explanation.facts)]  # read with the candidates
+            items = [ContextItem("task", line) for line in (self.governor.task_lines(scope, read_scope.get("task_id"))
+                                                             if explanation.route.kind == "task" else [])]
+            items += [ContextItem("persona", line) for line in self.governor.fact_lines(explanation.facts)]
             summary = self._read_summary(scope, read_scope.get("session_id"), read_scope.get("task_id"),
                                          read_scope.get("domain"), explanation.route.identifiers)
             if summary.text:
-                lines.append(("summary: ", summary.text))
+                items.append(ContextItem("summary", summary.text))
             entries = self.governor.window_for_read(self.window.entries(scope), scope, read_scope.get("session_id"),
                                                     read_scope.get("task_id"))
-            lines += [("recent: ", f"{message.role}: {message.content}") for _, message in entries]
+            items += [ContextItem("recent", message.content, message.role, rid) for rid, message in entries]
             in_window = {record_id for record_id, _ in entries}
             fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
             self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
             # relevance × weight: the threshold was applied to their product, the effective score.
-            lines += [(f"memory({a.relevance:.3f}×{a.weight:.2f}): ", f"{a.record['role']}: {a.record['content']}")
+            items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight)
                       for a in fresh]
             shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in _quoted(summary) if rid is not None]
-            self._log_read(explanation, user_id, read_scope, "build_context", lines,
+            # The read log redacts each memory text once, however often the same memory comes back.
+            self._log_read(explanation, user_id, read_scope, "build_context", items,
                            shown=shown + [a.record_id for a in fresh])
-            # The labels are the library's; each text is someone's words, kept on its own line (one_line).
-            return "\n".join(label + one_line(text) for label, text in lines)
+            return render(items, format)
 
     def recent_messages(self, user_id: str = DEFAULT_USER, *, tenant_id: str | None = None) -> list[Message]:
         """The user's recent window, oldest first."""
@@ -643,7 +645,7 @@ class MemoryManager(Displayed):
             self.storage.log("writes", AuditEvent(kind, self._now().isoformat(), user_id, tenant_id, session_id, data))
 
     def _log_read(self, explanation: Explanation, user_id: str, read_scope: dict[str, Any], call: str,
-                  context: list[tuple[str, str]] | None = None, *, shown: list[int]) -> None:
+                  context: list[ContextItem] | None = None, *, shown: list[int]) -> None:
         """Log a read; ``shown`` lists every record whose text the result holds (window, summary,
         memories), so forgetting one record can find every log line that quotes it."""
         if self._logging:

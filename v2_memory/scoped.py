@@ -70,9 +70,10 @@ class ScopedMemory:
         """This scope's admitted long-term memories for ``query``, best first."""
         return self.memory.retrieve(query, self.user_id, top_k, domain=domain, **self._read_scope())
 
-    def build_context(self, query: str, top_k: int = 3, *, domain: str | None = None) -> Any:
-        """The prompt context for ``query`` from this scope's tracks only."""
-        return self.memory.build_context(query, self.user_id, top_k, domain=domain, **self._read_scope())
+    def build_context(self, query: str, top_k: int = 3, *, domain: str | None = None, format: str = "text") -> Any:
+        """The prompt context for ``query`` from this scope's tracks only (``format``: "text",
+        "sections" or "messages", see ``context.py``)."""
+        return self.memory.build_context(query, self.user_id, top_k, domain=domain, format=format, **self._read_scope())
 
     def explain(self, query: str, top_k: int = 3, *, domain: str | None = None) -> Any:
         """Every candidate for ``query`` in this scope, admitted or rejected, with reasons."""

@@ -7,9 +7,10 @@ themselves are storage's (``storage/audit_log.py``); this module builds the even
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from ..text.quoting import one_line
+from ..context import ContextItem, render_text
 from ..text.sensitive import find_sensitive, redact
 from ..storage.audit_log import AuditEvent, AuditLog, TornLogLineWarning, user_hash
 from ..text.memo import text_cache
@@ -37,12 +38,12 @@ def write_event(message: Any, result: Any) -> AuditEvent:
 
 
 def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_scope: Mapping[str, Any],
-               call: str, context: Sequence[tuple[str, str]] | None = None, shown: Sequence[int] = ()) -> AuditEvent:
+               call: str, context: Sequence[ContextItem] | None = None, shown: Sequence[int] = ()) -> AuditEvent:
     """A read-log event: the route, every candidate's numbers and verdict, and the context.
 
-    ``context`` is the built context as lines of ``(label, text)``: the label is the manager's own
-    formatting ("memory(0.354×1.00): "), the text is memory, redacted one text at a time (cached:
-    a memory that comes back is not scanned again; a multi-line memory is still scanned whole)."""
+    ``context`` is the built context's items: logged as ``build_context`` writes them in text form,
+    each item's memory text redacted first, one text at a time (cached: a memory that comes back is
+    not scanned again; a multi-line memory is scanned whole, before it is put on one line)."""
     candidates = [
         {"record_id": a.record_id, "content": _safe(a.record.get("content")), "source": a.record.get("source"),
          "domain": a.record.get("domain"), "session_id": a.record.get("session_id"),
@@ -55,9 +56,7 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
                             "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted],
                             "shown": sorted(set(shown))}
     if context is not None:
-        # As build_context writes it: each text on its own line (one_line), redacted before (a
-        # secret split over two lines is found whole).
-        text = "\n".join(label + one_line(body) for label, body in context)
-        data.update(context="\n".join(label + one_line(_safe(body)) for label, body in context),
+        text = render_text(context)
+        data.update(context=render_text([replace(item, text=_safe(item.text)) for item in context]),
                     context_chars=len(text), context_tokens=token_count(text))
     return AuditEvent("read", time, scope[1], scope[0], read_scope.get("session_id"), data)
