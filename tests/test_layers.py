@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "v2_memory"
 
 # The first part of a module's name below the package -> its layer, bottom up.
 LAYERS = {
-    "errors": 0, "files": 0, "tables": 0, "diagnostics": 0,      # leaves
+    "errors": 0, "files": 0, "tables": 0, "diagnostics": 0, "lru": 0,  # leaves
     "text": 1,                                                   # tokenizer, analysis, segmenter, sensitive data
     "messages": 2, "validation": 2, "display": 2, "chat_messages": 2, "context": 2,  # values, checks, reprs
     "retrieval": 3,

@@ -24,6 +24,7 @@ from .chat_messages import to_message
 from .context import FORMATS, ContextItem, render
 from .display import Displayed, Shown
 from .errors import DefaultUserWarning, StoreClosedError
+from .lru import DEFAULT_CACHE_USERS, check_cache_size
 from .scoped import ScopedMemory
 from .observe.audit import AuditEvent, AuditLog, read_event, user_hash, write_event
 from .governance.admission import Explanation
@@ -72,6 +73,8 @@ class MemoryManager(Displayed):
     retrieval; ``rebuild_vectors=True`` re-embeds every record with it (after a change of model).
     A store that does not exist yet is created (``create=False``: it must exist); a path whose
     folder is missing or whose extension names no backend is an error, never an empty memory.
+    ``cache_users`` bounds each per-user cache (tracks here; records, indexes and vectors in the
+    database backends): the least recently used user beyond it is read back from storage on next use.
     """
 
     def __init__(
@@ -92,11 +95,13 @@ class MemoryManager(Displayed):
         embedder: Embedder | None = None,
         rebuild_vectors: bool = False,
         create: bool = True,
+        cache_users: int = DEFAULT_CACHE_USERS,
     ) -> None:
         if store is not None and scorer is not None:
             raise ValueError("pass scorer= to the store you plug in, not to the manager")
         if not isinstance(create, bool):
             raise TypeError(f"create must be True or False, got {create!r}")
+        check_cache_size(cache_users)
         if store is None:
             check_store_path(store_path, create=create)
         if rebuild_vectors and embedder is None:
@@ -106,15 +111,19 @@ class MemoryManager(Displayed):
         self.summaries = SummaryTrack(summarizer)
         self.clock: Clock = clock if clock is not None else utc_now
         policy = governance if isinstance(governance, GovernancePolicy) else GovernancePolicy(enabled=bool(governance))
-        self.storage: Storage = _open_storage(store, store_path, fsync, scorer, ledger_path, audit, adopt_store)
+        self.storage: Storage = _open_storage(store, store_path, fsync, scorer, ledger_path, audit, adopt_store,
+                                              cache_users)
         self.store: VectorStore = self.storage.records
         self.ledger = self.storage.ledger
         # With an embedder, governance reads a store whose records carry vectors and whose scores are hybrid.
-        self.semantic = _open_semantic(self.storage, embedder, rebuild_vectors)
+        self.semantic = _open_semantic(self.storage, embedder, rebuild_vectors, cache_users)
         self.governor = Governor(self.semantic or self.store, self.ledger, policy, self._now)
         self._logging = audit is not False
         self._lock = threading.RLock()
-        self._fresh: set[tuple[str | None, str]] = set()  # scopes whose cached tracks match storage
+        # scope -> None, least recently used first: the scopes whose cached tracks match storage,
+        # at most ``cache_users`` of them (an evicted scope is read back from storage on next use)
+        self._fresh: dict[tuple[str | None, str], None] = {}
+        self.cache_users = cache_users
         self._unsaved: dict[tuple[str | None, str], None] | None = None  # in a batch: scopes saved at its end
         self._summary_memo: dict[tuple[str | None, str], tuple[tuple, Summary]] = {}  # scope -> (ids shown, fold)
         self._named_users: dict[str | None, bool] = {}  # tenant -> holds users besides "default" (asked once)
@@ -281,7 +290,7 @@ class MemoryManager(Displayed):
             except BaseException:
                 # Rolled back: every cached track is read again, and nothing derived from the
                 # block's writes (refolded summaries, vectors of ids now handed out again) survives.
-                self._fresh.clear()
+                self._drop_cached(list(self._fresh))
                 self._summary_memo.clear()
                 if self.semantic is not None:
                     self.semantic.rolled_back()
@@ -666,17 +675,33 @@ class MemoryManager(Displayed):
                 else:
                     self._unsaved[scope] = None  # saved once, when the batch ends
         except BaseException:
-            self._fresh.discard(scope)  # read back from storage on next use
+            self._drop_cached([scope])  # read back from storage on next use
             raise
 
     def _ensure(self, scope: tuple[str | None, str]) -> None:
         """Make the scope's cached tracks current: read them from storage the first time, and again
         whenever another process (or another manager on the same file) has committed since."""
-        if self.storage.changed_elsewhere():
-            self._fresh.intersection_update(self._unsaved or ())  # a batch's unsaved tracks are the truth
-        if scope not in self._fresh:
-            self._load(scope)
-            self._fresh.add(scope)
+        if self.storage.changed_elsewhere():  # a batch's unsaved tracks are the truth: they stay
+            self._drop_cached([s for s in self._fresh if s not in (self._unsaved or ())])
+        if scope in self._fresh:
+            self._fresh[scope] = self._fresh.pop(scope)  # now the most recently used
+            return
+        self._load(scope)
+        self._fresh[scope] = None
+        # Over the bound: forget the least recently used scopes (never a batch's unsaved ones).
+        excess = len(self._fresh) - self.cache_users
+        if excess > 0:
+            self._drop_cached([s for s in self._fresh if s != scope and s not in (self._unsaved or ())][:excess])
+
+    def _drop_cached(self, scopes: list[tuple[str | None, str]]) -> None:
+        """Forget what this process caches of these scopes' tracks; storage keeps them."""
+        for scope in scopes:
+            self._fresh.pop(scope, None)
+            self._summary_memo.pop(scope, None)
+            self.window.load(scope, [])
+            self.summaries.load(scope, Summary())
+            self.governor.state.load(scope, [], [])
+            self.storage.tracks.forget(scope)
 
     def _save(self, scope: tuple[str | None, str]) -> None:
         state = self.governor.state
@@ -732,25 +757,26 @@ class MemoryManager(Displayed):
 
 
 def _open_storage(store: VectorStore | None, store_path: Path | str | None, fsync: bool, scorer: Any,
-                  ledger_path: Path | str | None, audit: AuditLog | bool, adopt_store: bool) -> Storage:
+                  ledger_path: Path | str | None, audit: AuditLog | bool, adopt_store: bool, cache_users: int) -> Storage:
     """The storage a manager's arguments ask for: a plugged-in store (its state in memory, or at
     ``ledger_path``), or the JSON Lines backend at ``store_path`` (None: all in memory)."""
     if store is not None:
         storage = Storage(store, StateDatabase(ledger_path, fsync=fsync), _AuditLog(None), adopt_store=True)
     else:
-        storage = open_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
+        storage = open_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store,
+                               cache_users=cache_users)
     if isinstance(audit, _AuditLog):
         storage.audit = audit
     return storage
 
 
-def _open_semantic(storage: Storage, embedder: Embedder | None, rebuild: bool) -> SemanticStore | None:
+def _open_semantic(storage: Storage, embedder: Embedder | None, rebuild: bool, cache_users: int) -> SemanticStore | None:
     """The semantic track over the storage's records (None without an embedder); a refused
     embedder (another model than the store's vectors) closes the storage before the error."""
     if embedder is None:
         return None
     try:
-        return SemanticStore(storage.records, storage.vectors, embedder, rebuild=rebuild)
+        return SemanticStore(storage.records, storage.vectors, embedder, rebuild=rebuild, cache_users=cache_users)
     except BaseException:
         storage.close()
         raise

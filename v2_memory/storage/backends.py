@@ -26,6 +26,7 @@ from .audit_log import AuditLog
 from .contract import Storage
 from .database import StateDatabase
 from ..errors import StoreCorruptError, StorePathError
+from ..lru import DEFAULT_CACHE_USERS
 from .postgres import URL_SCHEMES, mask_url
 
 __all__ = ["open_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "check_store_path",
@@ -52,17 +53,19 @@ def backend_of(target: Path | str | None) -> tuple[str, Path | str | None]:
 
 
 def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any = None,
-                 ledger_path: Path | str | None = None, adopt_store: bool = False) -> Storage:
-    """Open the storage ``target`` names (see the module docstring)."""
+                 ledger_path: Path | str | None = None, adopt_store: bool = False,
+                 cache_users: int = DEFAULT_CACHE_USERS) -> Storage:
+    """Open the storage ``target`` names (see the module docstring). ``cache_users``: how many
+    users' records and indexes the database backends keep cached (the JSON file holds all)."""
     backend, path = backend_of(target)
     if backend == "postgres":
         if ledger_path is not None:
             raise ValueError("a PostgreSQL store keeps its ledger in the same database; drop ledger_path")
-        return postgres_storage(str(path), fsync=fsync, scorer=scorer)
+        return postgres_storage(str(path), fsync=fsync, scorer=scorer, cache_users=cache_users)
     if backend == "sqlite":
         if ledger_path is not None:
             raise ValueError("a SQLite store keeps its ledger inside the same file; drop ledger_path")
-        return sqlite_storage(path, fsync=fsync, scorer=scorer)
+        return sqlite_storage(path, fsync=fsync, scorer=scorer, cache_users=cache_users)
     return json_storage(path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
 
 
@@ -106,7 +109,8 @@ def _server_holds_a_store(url: str) -> bool:
         db.close()
 
 
-def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None) -> Storage:
+def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None,
+                   cache_users: int = DEFAULT_CACHE_USERS) -> Storage:
     """Everything in one SQLite file."""
     path = Path(path)
     if path.is_dir():
@@ -115,23 +119,26 @@ def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None)
         raise StoreCorruptError("the file is empty (0 bytes): no v2_memory store, and no data to keep. If a "
                                 "store was here, it was cut short: restore it from a backup; to start a new "
                                 "one, delete the file", path=path)
-    return tables_storage(StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync), "sqlite", scorer)
+    return tables_storage(StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync), "sqlite", scorer,
+                          cache_users)
 
 
-def postgres_storage(url: str, *, fsync: bool = False, scorer: Any = None) -> Storage:
+def postgres_storage(url: str, *, fsync: bool = False, scorer: Any = None,
+                     cache_users: int = DEFAULT_CACHE_USERS) -> Storage:
     """Everything in one PostgreSQL database (or schema): the SQLite backend's tables on a server."""
     from .postgres import PostgresDatabase
 
-    return tables_storage(PostgresDatabase(url, fsync=fsync), "postgres", scorer)
+    return tables_storage(PostgresDatabase(url, fsync=fsync), "postgres", scorer, cache_users)
 
 
-def tables_storage(db: Any, backend: str, scorer: Any = None) -> Storage:
+def tables_storage(db: Any, backend: str, scorer: Any = None, cache_users: int = DEFAULT_CACHE_USERS) -> Storage:
     """Records, logs and state as tables of one database (SQLite's or a server's); the database
     is closed again if the storage cannot be opened on it."""
     from .sqlite_store import SqliteAuditLog, SqliteVectorStore
 
     try:
-        storage = Storage(SqliteVectorStore(db, scorer=scorer), db, SqliteAuditLog(db))  # type: ignore[arg-type]
+        storage = Storage(SqliteVectorStore(db, scorer=scorer, cache_users=cache_users), db,  # type: ignore[arg-type]
+                          SqliteAuditLog(db))
     except BaseException:
         db.close()
         raise

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+from ..lru import DEFAULT_CACHE_USERS, LruCache
 from ..messages import Hit
 from ..retrieval.embedder import Embedder, EmbedderError, EmbedderMismatchError, check_embedder, embed, signature
 from ..retrieval.hybrid import Fusion, fuse
@@ -46,11 +47,12 @@ class SemanticStore:
     """A ``VectorStore`` (wrapping ``store``) that keeps each record's vector in ``vectors``."""
 
     def __init__(self, store: Any, vectors: VectorTable, embedder: Embedder, fusion: Fusion | None = None, *,
-                 rebuild: bool = False) -> None:
+                 rebuild: bool = False, cache_users: int = DEFAULT_CACHE_USERS) -> None:
         signature(embedder)  # a clear TypeError for something that is no embedder
         self.store, self.vectors, self.embedder = store, vectors, embedder
         self.fusion = fusion if fusion is not None else Fusion()
-        self._indexes: dict[Scope, tuple[tuple[int, int], SemanticIndex]] = {}  # scope -> (stamp, vectors)
+        # scope -> (stamp, vectors), the newest ``cache_users`` users: vectors are evicted with the user
+        self._indexes: LruCache[Scope, tuple[tuple[int, int], SemanticIndex]] = LruCache(cache_users)
         self._query: tuple[str, list[float]] | None = None  # the last query and its vector
         # the last search's parts, (scope, query, rid -> parts): explain asks right after its search
         self._parts: tuple[Scope, str, dict[int, dict[str, float]]] | None = None

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
+from ..lru import DEFAULT_CACHE_USERS, LruCache
 from ..errors import StoreCorruptError
 from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
@@ -67,13 +68,15 @@ def _record(row: tuple) -> dict[str, Any]:
 class SqliteVectorStore:
     """A ``VectorStore`` over the ``records`` table of a ``StateDatabase``, cached per user."""
 
-    def __init__(self, db: StateDatabase, *, scorer: str | Scorer | None = None) -> None:
+    def __init__(self, db: StateDatabase, *, scorer: str | Scorer | None = None,
+                 cache_users: int = DEFAULT_CACHE_USERS) -> None:
         self.db = db
         self.scorer: Scorer = resolve_scorer(scorer)
         self.created = False  # records and state share one file: they cannot go missing apart
         self._lock = threading.RLock()
-        # scope -> ((count, max id), partition, the data_version it was checked at)
-        self._cache: dict[Scope, tuple[tuple[int, int], _Partition, int]] = {}
+        # scope -> ((count, max id), partition, the data_version it was checked at); the newest
+        # ``cache_users`` users only: a worker that touches every user stays flat in memory
+        self._cache: LruCache[Scope, tuple[tuple[int, int], _Partition, int]] = LruCache(cache_users)
         db.ensure(_SCHEMA)
 
     @property

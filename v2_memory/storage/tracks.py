@@ -186,6 +186,11 @@ class TrackTables:
         self._saved.clear()
 
     # -- loading -------------------------------------------------------------------------------
+    def forget(self, scope: Scope) -> None:
+        """Drop what this process remembers of the scope's saved rows (an evicted cache entry);
+        the next load reads them again."""
+        self._saved.pop(scope_key(scope[1], scope[0]), None)
+
     def scopes(self) -> list[Scope]:
         """Every scope with a stored track, in first-stored order."""
         keys: dict[str, None] = {}

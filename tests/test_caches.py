@@ -1,0 +1,52 @@
+"""Bounded caches (issue 23, item 3): a process that touches every user keeps at most
+``cache_users`` of them cached — tracks in the manager, records and indexes in the database
+backends — and a user read back from storage after eviction answers exactly as before."""
+from __future__ import annotations
+
+import pytest
+
+from v2_memory import MemoryManager, Message
+
+USERS = [f"user{n:02d}" for n in range(24)]
+
+
+def _said(user: str, n: int) -> str:
+    return f"{user} note {n} about tulip bulbs"
+
+
+@pytest.mark.parametrize("name", ["memory_store.json", "memory.sqlite3"])
+def test_touching_every_user_keeps_the_caches_flat_and_the_answers_right(tmp_path, clock, name):
+    path = tmp_path / name
+    with MemoryManager(store_path=path, clock=clock, window_size=2, cache_users=4) as memory:
+        for round_ in range(3):  # each user is evicted and read back between its own writes
+            for user in USERS:
+                memory.add(Message("user", _said(user, round_), user))
+                clock.advance(minutes=1)
+        for user in USERS:
+            assert [m.content for m in memory.recent_messages(user)] == [_said(user, 1), _said(user, 2)]
+            assert memory.summary(user) == f"[1 earlier message] user: {_said(user, 0)}"
+            hits = memory.retrieve("tulip bulbs note", user, top_k=5)
+            assert sorted(h.record["content"] for h in hits) == sorted(_said(user, n) for n in range(3))
+        cached = [len(memory._fresh), len(memory.window.users()), len(memory.summaries.users()),
+                  len(memory.storage.tracks._saved)]
+        if name.endswith(".sqlite3"):
+            cached.append(len(memory.store._cache))
+        assert max(cached) <= 4, cached
+    with MemoryManager(store_path=path, clock=clock, window_size=2) as reopened:  # and storage has it all
+        assert all([m.content for m in reopened.recent_messages(u)] == [_said(u, 1), _said(u, 2)] for u in USERS)
+
+
+def test_a_batch_keeps_its_users_cached_until_it_ends(clock):
+    with MemoryManager(store_path=None, clock=clock, cache_users=2) as memory:
+        with memory.batch():
+            for user in USERS[:6]:
+                memory.add(Message("user", _said(user, 0), user))
+            assert len(memory._fresh) == 6  # unsaved tracks are the truth: never evicted mid-batch
+        assert sorted(memory.users()) == sorted(USERS[:6])
+        assert all(memory.recent_messages(u)[0].content == _said(u, 0) for u in USERS[:6])
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, True, "10"])
+def test_a_cache_size_is_a_whole_number_of_users(bad):
+    with pytest.raises(ValueError, match="cache size"):
+        MemoryManager(store_path=None, cache_users=bad)
