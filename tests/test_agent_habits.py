@@ -445,3 +445,21 @@ def test_a_dangling_symlink_into_a_missing_folder_is_refused(tmp_path):
     with pytest.raises(StorePathError, match="does not exist"):
         MemoryManager(store_path=link)
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("chat, says", [
+    ({"role": "user", "text": "I am allergic to peanuts."}, "needs a 'content' key"),
+    ({"role": "user", "contents": "I am allergic to peanuts."}, "needs a 'content' key"),
+    ({"role": "user", "content": None}, "user message needs text"),
+    ({"role": "user", "content": "   "}, "user message needs text"),
+])
+def test_a_users_turn_is_never_dropped_in_silence(chat, says):
+    with MemoryManager(store_path=None) as memory:
+        with pytest.raises(ValueError, match=says):
+            memory.add_messages([{"role": "user", "content": "first"}, chat], user_id="ann")
+        assert memory.users() == []
+
+
+def test_a_handle_says_how_to_add_a_message_value():
+    with MemoryManager(store_path=None) as memory, pytest.raises(TypeError, match="takes the text"):
+        memory.for_user("ann").add(Message("user", "hello there", "ann"))

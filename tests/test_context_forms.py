@@ -47,3 +47,9 @@ def test_an_unknown_format_is_refused_before_anything_is_read(memory):
         memory.build_context("CS201", "ann", format="html")
     assert len(memory.audit.reads()) == reads
     assert memory.for_user("ann", session_id="s1").build_context("CS201 作业", format="sections")
+
+
+def test_with_nothing_remembered_the_messages_form_is_only_the_turns(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "hello there", "ann"))
+        assert memory.build_context("hello", "ann", format="messages") == [{"role": "user", "content": "hello there"}]

@@ -12,8 +12,10 @@ content possibly a list of parts) or as LangChain message objects (``HumanMessag
     system, developer            → skipped      (the agent's own instructions are nobody's memory,
                                                  and must never come back as a trusted entry)
 
-A message with nothing to store (a system prompt, an assistant turn that only calls tools, empty
-text) reads as ``None``; an unknown role or a value that is no chat message is an error.
+A message with nothing to store (a system prompt, an assistant turn that only calls tools, a
+tool's empty result, a user's image without text) reads as ``None``; an unknown role, a dict
+without "role" or "content", a user message with empty or null content, or a value that is no
+chat message is an error.
 
     >>> to_message({"role": "user", "content": [{"type": "text", "text": "I moved to Lyon"}]}, user_id="ann").content
     'I moved to Lyon'
@@ -47,6 +49,9 @@ def to_message(chat: Any, *, user_id: str, tenant_id: str | None = None, session
     role, content = _role_and_content(chat)
     mapped = _mapped_role(role)
     text = _text(content)
+    # A user's turn is what memory is for: never dropped in silence (an image alone has no text to keep).
+    if mapped == "user" and not text.strip() and not (isinstance(content, (list, tuple)) and content):
+        raise ValueError(f"a user message needs text, got {content!r:.40}")
     if mapped is None or not text.strip():
         return None
     return Message(mapped, text, user_id, session_id=session_id, task_id=task_id, tenant_id=tenant_id)
@@ -54,9 +59,10 @@ def to_message(chat: Any, *, user_id: str, tenant_id: str | None = None, session
 
 def _role_and_content(chat: Any) -> tuple[Any, Any]:
     if isinstance(chat, Mapping):
-        if "role" not in chat:
-            raise ValueError(f"a chat message dict needs a 'role' key, got keys {sorted(map(str, chat))[:6]}")
-        return chat["role"], chat.get("content")
+        for key in ("role", "content"):  # an assistant turn that only calls tools says "content": null
+            if key not in chat:
+                raise ValueError(f"a chat message dict needs a {key!r} key, got keys {sorted(map(str, chat))[:6]}")
+        return chat["role"], chat["content"]
     kind = getattr(chat, "type", None)
     if isinstance(kind, str) and hasattr(chat, "content"):  # a LangChain message
         # subtle: a streamed chunk's type is its class name ("AIMessageChunk", "ToolMessageChunk");

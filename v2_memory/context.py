@@ -97,8 +97,8 @@ def render_messages(items: Sequence[ContextItem]) -> list[dict[str, str]]:
     turns = [item for item in items if item.section == "recent" and item.role in CHAT_ROLES]
     as_turns = {id(item) for item in turns}
     quoted = [_fenced(item.line()) for item in items if id(item) not in as_turns]
-    system = MEMORY_PREAMBLE + "\n<memory>\n" + "\n".join(quoted) + "\n</memory>"
-    return [{"role": "system", "content": system}] + [{"role": str(item.role), "content": item.text} for item in turns]
+    system = [{"role": "system", "content": MEMORY_PREAMBLE + "\n<memory>\n" + "\n".join(quoted) + "\n</memory>"}]
+    return (system if quoted else []) + [{"role": str(item.role), "content": item.text} for item in turns]
 
 
 def _fenced(line: str) -> str:

@@ -307,8 +307,9 @@ def _governance_lines(trace: dict[str, Any]) -> list[str]:
 def _closing_lines(trace: dict[str, Any], out_dir: Path) -> list[str]:
     removed = trace["erase_receipt"]["removed"]
     return [
-        f"health: {trace['health']['status']} — " + ", ".join(
-            f"{m['name']} {m['shown']} ({m['status']})" for m in trace["health"]["metrics"][:3]),
+        f"health: {trace['health']['status']} — " + ", ".join(  # the worst first: the line says why
+            f"{m['name']} {m['shown']} ({m['status']})" for m in sorted(
+                trace["health"]["metrics"], key=lambda m: ["bad", "warn", "ok", "n/a"].index(m["status"]))[:3]),
         f"sessions for the inspector: {', '.join(trace['sessions']['recorded'])}; "
         f"first difference: {trace['sessions']['first_difference']}",
         f"erase_user('guest'): removed {removed}; guest_records_after_erase = {trace['guest_records_after_erase']}",

@@ -58,6 +58,9 @@ class ScopedMemory:
         role="assistant")``. ``fields`` are the other ``Message`` fields (domain, source, metadata,
         timestamp); the scope's own fields cannot be given here."""
         _refuse_scope(fields, "add")
+        if isinstance(content, Message):
+            raise TypeError("a scoped handle's add() takes the text (and role=...), not a Message: "
+                            "handle.add(message.content, role=message.role), or memory.add(message) for a Message")
         return self.memory.add(Message(role, content, self.user_id, session_id=self.session_id,
                                        task_id=self.task_id, tenant_id=self.tenant_id, **fields))
 
