@@ -18,6 +18,7 @@ What each guarantees:
 """
 from __future__ import annotations
 
+import time
 import weakref
 from pathlib import Path
 from typing import Any
@@ -115,12 +116,23 @@ def sqlite_storage(path: Path | str, *, fsync: bool = False, scorer: Any = None,
     path = Path(path)
     if path.is_dir():
         raise StorePathError("store path is a directory, expected a file", path=path)
-    if path.is_file() and path.stat().st_size == 0:  # SQLite would take it for a new, empty database
+    if path.is_file() and _stays_empty(path):  # SQLite would take it for a new, empty database
         raise StoreCorruptError("the file is empty (0 bytes): no v2_memory store, and no data to keep. If a "
                                 "store was here, it was cut short: restore it from a backup; to start a new "
                                 "one, delete the file", path=path)
     return tables_storage(StateDatabase(path.resolve() if path.is_symlink() else path, fsync=fsync), "sqlite", scorer,
                           cache_users)
+
+
+def _stays_empty(path: Path, patience: float = 2.0) -> bool:
+    """Whether the file is empty and stays so: another process creating the store right now leaves
+    it empty for the moment between creating the file and writing its first page."""
+    deadline = time.monotonic() + patience
+    while path.stat().st_size == 0:
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def postgres_storage(url: str, *, fsync: bool = False, scorer: Any = None,
