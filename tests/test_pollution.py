@@ -270,3 +270,13 @@ def test_kind_filter_and_scenario_view(capsys):
     shown = capsys.readouterr().out
     assert "别推荐咖啡" in shown and "full governance" in shown
     assert main(["eval", "pollution", "--scenario", "no-such-scenario"]) == 2
+
+
+def test_the_heldout_set_shows_its_tuning_half_and_only_the_sealed_halfs_totals(capsys):
+    from v2_memory.cli import main
+
+    assert main(["eval", "pollution", "--set", "heldout", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["tuning"]["scenarios"] == report["sealed"]["scenarios"] == 111
+    assert "failures" in report["tuning"] and set(report["sealed"]) == {
+        "scenarios", "passed", "pass_rate", "target", "worse_than_no_governance"}

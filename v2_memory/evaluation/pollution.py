@@ -330,9 +330,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", metavar="NAME", help="show one scenario in full (names: see --json)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a full-governance target fails")
-    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic"), default="both",
+    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic", "heldout"), default="both",
                         help="which scenario set: the first (labelled) one, the independent realistic one, or both "
-                             "(default; --kind and --scenario apply to the first set only)")
+                             "(default; --kind and --scenario apply to the first set only); heldout: issue 19's "
+                             "independent set, its tuning half in full and its sealed half by totals only")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -345,6 +346,8 @@ def run_from_args(args: argparse.Namespace) -> int:
         shown = scenario_report(found[0], args.threshold)
         print(json.dumps(shown, indent=2, ensure_ascii=False) if args.json else format_scenario(shown))
         return 0
+    if args.sets == "heldout":
+        return _heldout(args)
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else tuple(KINDS)
     first = args.sets in ("both", "first")
     second = args.sets == "realistic" or (args.sets == "both" and not args.kind and realistic.CASES.exists())
@@ -356,4 +359,19 @@ def run_from_args(args: argparse.Namespace) -> int:
         shown = [format_report(report)] if first else []
         print("\n\n".join(shown + ([realistic.format_realistic(other)] if other else [])))
     failed = any(target["passed"] is False for target in report.get("targets", [])) or bool(other and realistic.target_failed(other))
+    return 1 if args.strict and failed else 0
+
+
+def _heldout(args: argparse.Namespace) -> int:
+    """Issue 19's set: the tuning half as the realistic set is shown, the sealed half's totals."""
+    tuning = realistic.run_realistic(realistic.load_scenarios(realistic.TUNING))
+    sealed = realistic.sealed_totals(realistic.run_realistic(realistic.load_scenarios(realistic.SEALED)))
+    if args.json:
+        print(json.dumps({"tuning": tuning, "sealed": sealed}, indent=2, ensure_ascii=False))
+    else:
+        print("held-out set, tuning half:\n" + realistic.format_realistic(tuning))
+        print(f"\nheld-out set, sealed half: {sealed['passed']}/{sealed['scenarios']} scenarios passed "
+              f"({sealed['pass_rate']:.1%}), target >= {sealed['target']:.0%}; contexts worse than no governance: "
+              f"{sealed['worse_than_no_governance']} (its failures stay sealed until issue 19 is done)")
+    failed = realistic.target_failed(tuning) or realistic.target_failed(sealed)
     return 1 if args.strict and failed else 0

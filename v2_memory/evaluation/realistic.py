@@ -31,9 +31,13 @@ from typing import Any
 from ..manager import MemoryManager
 from ..messages import Message
 
-__all__ = ["CASES", "FORMAT", "load_scenarios", "replay_scenario", "run_realistic", "format_realistic", "target_failed", "TARGET"]
+__all__ = ["CASES", "FORMAT", "TUNING", "SEALED", "load_scenarios", "replay_scenario", "run_realistic",
+           "format_realistic", "sealed_totals", "target_failed", "TARGET"]
 
 CASES = Path(__file__).with_name("cases") / "realistic_chat.json"
+# Issue 19's independent set (222 scenarios, written before its rules change), split at random:
+# the tuning half may be read and tuned on; the sealed half is reported by its totals only.
+TUNING, SEALED = (CASES.with_name(f"heldout_{half}.json") for half in ("tuning", "sealed"))
 FORMAT = "v2_memory.realistic_scenarios"
 TARGET = 0.95  # share of scenarios that must pass under full governance
 START = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -163,3 +167,8 @@ def format_realistic(report: dict[str, Any]) -> str:
         lines += ["", "failed checks:"]
         lines += [f"  {f['scenario']} #{f['query']}: {', '.join(f['failed'])}" for f in report["failures"]]
     return "\n".join(lines)
+
+
+def sealed_totals(report: dict[str, Any]) -> dict[str, Any]:
+    """A sealed set's report without its failures: what passed, never which scenario failed how."""
+    return {key: report[key] for key in ("scenarios", "passed", "pass_rate", "target", "worse_than_no_governance")}
