@@ -37,6 +37,16 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory) -> Path:
+    """The demo's output folder (store, ledger, logs, trace), written once per test module."""
+    from v2_memory.main import run_demo
+
+    out = tmp_path_factory.mktemp("demo")
+    run_demo(out_dir=out)
+    return out
+
+
 # -- PostgreSQL: a real server when one is reachable -------------------------------------------------
 # V2_MEMORY_PG_URL names a database the tests may create schemas in (default: the local socket);
 # without a server the postgres tests skip, unless V2_MEMORY_REQUIRE_POSTGRES=1 (CI) makes that a failure.

@@ -14,13 +14,6 @@ from v2_memory.main import run_demo
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def demo_store(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    run_demo(out_dir=out)
-    return out
-
-
 def run_json(capsys, *argv: str):
     assert main(list(argv)) == 0
     return json.loads(capsys.readouterr().out)

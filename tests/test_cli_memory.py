@@ -11,16 +11,8 @@ import pytest
 
 from v2_memory import MemoryManager, Message, __version__
 from v2_memory.cli import main
-from v2_memory.main import run_demo
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("demo")
-    run_demo(out_dir=out)
-    return out
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -40,30 +32,30 @@ def test_the_package_says_it_is_typed():
     assert '"py.typed"' in (REPO / "pyproject.toml").read_text(encoding="utf-8")
 
 
-def test_users_lists_each_user_with_their_records(demo, capsys):
-    assert main(["users", "--store", str(demo), "--json"]) == 0
+def test_users_lists_each_user_with_their_records(demo_store, capsys):
+    assert main(["users", "--store", str(demo_store), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == [
         {"user_id": "default", "records": 11}, {"user_id": "learner-a", "records": 8}, {"user_id": "learner-b", "records": 8}]
-    assert main(["users", "--store", str(demo), "--tenant-id", "acme"]) == 3  # nothing found, not an error
+    assert main(["users", "--store", str(demo_store), "--tenant-id", "acme"]) == 3  # nothing found, not an error
     assert "no users" in capsys.readouterr().err
 
 
-def test_recall_shows_the_verdicts_and_changes_nothing(demo, capsys):
-    before = _files(demo)
-    assert main(["recall", "--store", str(demo), "default", "记忆污染 阈值 Agent", "--json"]) == 0
+def test_recall_shows_the_verdicts_and_changes_nothing(demo_store, capsys):
+    before = _files(demo_store)
+    assert main(["recall", "--store", str(demo_store), "default", "记忆污染 阈值 Agent", "--json"]) == 0
     verdicts = {a["record_id"]: (a["admitted"], a["reasons"]) for a in json.loads(capsys.readouterr().out)["admissions"]}
     assert verdicts[3] == (True, []) and verdicts[4] == (False, ["unverified_model_output"])
-    assert main(["recall", "--store", str(demo), "default", "记忆污染 阈值 Agent"]) == 0
+    assert main(["recall", "--store", str(demo_store), "default", "记忆污染 阈值 Agent"]) == 0
     table = capsys.readouterr().out
     assert "admitted" in table and "unverified_model_output" in table
-    assert main(["recall", "--store", str(demo), "default", "bananas and kiwis"]) == 3
-    assert main(["recall", "--store", str(demo), "guest", "记忆污染"]) == 3  # the guest was erased by the demo
-    assert _files(demo) == before  # no read logged, no weight reinforced, no lock file left
+    assert main(["recall", "--store", str(demo_store), "default", "bananas and kiwis"]) == 3
+    assert main(["recall", "--store", str(demo_store), "guest", "记忆污染"]) == 3  # the guest was erased by the demo
+    assert _files(demo_store) == before  # no read logged, no weight reinforced, no lock file left
 
 
-def test_export_is_the_users_data_with_a_receipt_that_checks(demo, tmp_path, capsys):
-    before = _files(demo)
-    assert main(["export", "--store", str(demo), "learner-b"]) == 0
+def test_export_is_the_users_data_with_a_receipt_that_checks(demo_store, tmp_path, capsys):
+    before = _files(demo_store)
+    assert main(["export", "--store", str(demo_store), "learner-b"]) == 0
     lines = capsys.readouterr().out.splitlines()
     items = [json.loads(line) for line in lines]
     assert items[0]["type"] == "export" and items[0]["user_id"] == "learner-b" and items[0]["version"] == 1
@@ -76,14 +68,14 @@ def test_export_is_the_users_data_with_a_receipt_that_checks(demo, tmp_path, cap
     assert receipt == {"type": "receipt", "records": 8, "facts": 0, "sha256": hashlib.sha256(body).hexdigest()}
     assert "learner-a" not in "\n".join(lines)
     out = tmp_path / "b.jsonl"
-    assert main(["export", "--store", str(demo), "learner-b", "--out", str(out), "--json"]) == 0
+    assert main(["export", "--store", str(demo_store), "learner-b", "--out", str(out), "--json"]) == 0
     written = out.read_text(encoding="utf-8").splitlines()
     digest = hashlib.sha256("".join(line + "\n" for line in written[:-1]).encode("utf-8")).hexdigest()
     assert json.loads(capsys.readouterr().out) == json.loads(written[-1]) == {**receipt, "sha256": digest}
-    assert main(["export", "--store", str(demo), "learner-b", "--out", str(out)]) == 1  # never overwrites
+    assert main(["export", "--store", str(demo_store), "learner-b", "--out", str(out)]) == 1  # never overwrites
     assert "already exists" in capsys.readouterr().err
-    assert main(["export", "--store", str(demo), "nobody"]) == 3
-    assert _files(demo) == before
+    assert main(["export", "--store", str(demo_store), "nobody"]) == 3
+    assert _files(demo_store) == before
 
 
 def test_export_carries_facts_and_an_isolated_record_raw_to_its_owner(tmp_path, capsys):
@@ -102,9 +94,9 @@ def test_export_carries_facts_and_an_isolated_record_raw_to_its_owner(tmp_path, 
     assert not any("bob" in json.dumps(i) for i in items)
 
 
-def test_an_export_file_is_private_ascii_and_its_bytes_match_the_receipt(demo, tmp_path, capsys):
+def test_an_export_file_is_private_ascii_and_its_bytes_match_the_receipt(demo_store, tmp_path, capsys):
     out = tmp_path / "default.jsonl"
-    assert main(["export", "--store", str(demo), "default", "--out", str(out)]) == 0
+    assert main(["export", "--store", str(demo_store), "default", "--out", str(out)]) == 0
     data = out.read_bytes()
     assert data.isascii() and b"\r" not in data and (out.stat().st_mode & 0o777) == 0o600
     body, last = data.rsplit(b"\n", 2)[0] + b"\n", data.rstrip(b"\n").rsplit(b"\n", 1)[1]
@@ -112,8 +104,8 @@ def test_an_export_file_is_private_ascii_and_its_bytes_match_the_receipt(demo, t
     assert any("记忆污染" in json.loads(line).get("content", "") for line in data.splitlines())
 
 
-def test_export_to_a_console_that_cannot_encode_chinese_still_works(demo):
-    run = subprocess.run([sys.executable, "-m", "v2_memory", "export", "--store", str(demo), "default"], cwd=REPO,
+def test_export_to_a_console_that_cannot_encode_chinese_still_works(demo_store):
+    run = subprocess.run([sys.executable, "-m", "v2_memory", "export", "--store", str(demo_store), "default"], cwd=REPO,
                          capture_output=True, env={**__import__("os").environ, "PYTHONIOENCODING": "cp1252"})
     assert run.returncode == 0, run.stderr
     assert run.stdout.isascii() and json.loads(run.stdout.splitlines()[-1])["type"] == "receipt"
