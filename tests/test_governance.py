@@ -329,7 +329,7 @@ def test_summaries_forget_corrected_facts_and_ended_sessions(clock):
 
 
 def test_scenes_show_each_pollution_stopped():
-    from v2_memory.scenes import run_scenes
+    from v2_memory.demo.scenes import run_scenes
 
     def reasons(side, fragment):
         return [a["reasons"] for a in side["admissions"] if fragment in a["content"]]

@@ -22,7 +22,7 @@ LAYERS = {
     "governance": 6,
     "observe": 7,
     "manager": 8, "scoped": 8, "async_manager": 8,
-    "integrations": 9, "evaluation": 9, "scenes": 9, "demo_sessions": 9, "traces": 9,
+    "integrations": 9, "evaluation": 9, "demo": 9,
     "cli": 10, "main": 10, "__main__": 10, "": 10,               # "": the package's __init__
 }
 

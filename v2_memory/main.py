@@ -30,13 +30,13 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(_HERE.parent))
 
 from v2_memory.cli.guard import run_guarded  # noqa: E402
-from v2_memory.demo_sessions import CLEAN, POLLUTED, record_sessions  # noqa: E402
+from v2_memory.demo.sessions import CLEAN, POLLUTED, record_sessions  # noqa: E402
 from v2_memory.observe.inspector import diff_sessions  # noqa: E402
 from v2_memory.manager import MemoryManager  # noqa: E402
 from v2_memory.messages import Message  # noqa: E402
-from v2_memory.scenes import run_scenes  # noqa: E402
+from v2_memory.demo.scenes import run_scenes  # noqa: E402
 from v2_memory.tables import escape  # noqa: E402
-from v2_memory.traces import write_trace  # noqa: E402
+from v2_memory.demo.traces import write_trace  # noqa: E402
 from v2_memory.validation import check_threshold, check_top_k, require_text  # noqa: E402
 
 __all__ = ["DemoAgent", "run_demo", "main"]

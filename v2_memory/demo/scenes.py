@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
-from .manager import MemoryManager
-from .messages import Message
+from ..manager import MemoryManager
+from ..messages import Message
 
 __all__ = ["Scene", "SCENES", "run_scene", "run_scenes"]
 

@@ -11,8 +11,8 @@ that write; ``inspect`` shows the turn where it re-entered the context.
 """
 from __future__ import annotations
 
-from .manager import MemoryManager
-from .messages import Message
+from ..manager import MemoryManager
+from ..messages import Message
 
 __all__ = ["CLEAN", "POLLUTED", "record_sessions"]
 

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .files import atomic_write_text
+from ..files import atomic_write_text
 
 __all__ = ["TRACE_JSON", "TRACE_JS", "trace_to_json", "trace_to_js", "write_trace"]
 
