@@ -45,7 +45,7 @@ from .storage.contract import Storage
 from .storage.database import StateDatabase, consistent_reads
 from .storage.semantic_store import SemanticStore
 from .retrieval.embedder import Embedder
-from .storage.tracks import ScopeTracks
+from .storage.track_tables import ScopeTracks
 from .text.memo import forget_texts
 from .tracks.summarizer import Summarizer, Summary, SummaryTrack
 from .validation import (check_query, check_record_id, check_threshold, check_top_k, require_id, require_scope,

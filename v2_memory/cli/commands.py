@@ -21,7 +21,7 @@ from ..manager import MemoryManager
 from ..storage.backends import backend_of
 from ..storage.database import consistent_reads
 from ..storage.migrate import migrate
-from ..storage.tracks import TrackTables
+from ..storage.track_tables import TrackTables
 from ..tables import clip, escape, format_table
 
 __all__ = ["COMMANDS", "NOTHING_FOUND", "store_argument", "store_file"]

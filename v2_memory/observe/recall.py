@@ -13,7 +13,7 @@ from typing import Callable
 
 from ..governance.admission import Explanation
 from ..governance.governor import GovernancePolicy, Governor
-from ..storage.tracks import TrackTables
+from ..storage.track_tables import TrackTables
 from ..validation import check_threshold, check_top_k, require_scope
 from .inspector import Inspection
 

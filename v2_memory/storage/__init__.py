@@ -1,5 +1,5 @@
 """Storage: the contract the manager talks to, and its backends (the JSON Lines store, the ledger)."""
-from .base import VectorStore
+from .vector_store import VectorStore
 from .json_store import JsonVectorStore
 from .database import ResidueWarning
 from .record_log import FORMAT_VERSION, TornRecordWarning

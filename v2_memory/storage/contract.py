@@ -33,11 +33,11 @@ from typing import Iterable, Iterator
 from ..diagnostics import logger, warn
 from ..errors import StoreError, StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record, records_named
-from .base import VectorStore
+from .vector_store import VectorStore
 from .database import StateDatabase
 from .ledger import Ledger, scope_key
 from . import portable
-from .tracks import TrackTables
+from .track_tables import TrackTables
 from .vectors import VectorTable
 
 __all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning", "DelayedLogWarning"]

@@ -38,7 +38,7 @@ from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
 from ..retrieval.index import Bm25Index, UserIndex
-from .base import check_search, new_record
+from .vector_store import check_search, new_record
 from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]

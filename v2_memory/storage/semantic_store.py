@@ -31,7 +31,7 @@ from ..messages import Hit
 from ..retrieval.embedder import Embedder, EmbedderError, EmbedderMismatchError, check_embedder, embed, signature
 from ..retrieval.hybrid import Fusion, fuse
 from ..retrieval.semantic import SemanticIndex
-from .base import check_search, new_record
+from .vector_store import check_search, new_record
 from .ledger import scope_key
 from .vectors import VectorTable
 

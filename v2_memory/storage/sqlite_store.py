@@ -33,7 +33,7 @@ from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
 from .audit_log import MAX_EVENTS, AuditEvent, DamagedLine, EventBound, encode_event, mentions_record
-from .base import check_search, new_record
+from .vector_store import check_search, new_record
 from .database import StateDatabase
 from .json_store import _checked_import, _Partition
 from .ledger import scope_key
