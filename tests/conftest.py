@@ -128,7 +128,7 @@ def pytest_collection_modifyitems(config, items):
         if item.path.name == "test_page.py":
             item.add_marker(pytest.mark.browser)
         if item.path.name == "test_postgres.py" or "pg_schema" in getattr(item, "fixturenames", ()) or any(
-                isinstance(value, str) and value.startswith("postgres")
+                value in ("postgres", "postgresql")  # a backend parameter naming the server
                 for value in getattr(getattr(item, "callspec", None), "params", {}).values()):
             item.add_marker(pytest.mark.server)
     if config.getoption("--full") or config.getoption("-m"):

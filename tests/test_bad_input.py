@@ -74,3 +74,23 @@ def test_a_non_database_sqlite_file_is_refused_and_left_alone(tmp_path):
     with pytest.raises(StoreCorruptError):
         MemoryManager(store_path=path)
     assert path.read_bytes() == b"these are my notes, not a database" * 20
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://ann:hunter/2secret@127.0.0.1:1/db",   # libpq read "ann" as the host, the rest as the path
+    "postgresql://ann:hunter@2secret@127.0.0.1:1/db",   # and "2secret@127.0.0.1" as a host it quoted
+    "postgres://ann:hunter?2secret@127.0.0.1:1/db",
+])
+def test_a_password_libpq_would_misread_is_refused_before_connecting_and_never_shown(url, capsys):
+    import traceback
+
+    from v2_memory import StorePathError
+    from v2_memory.cli import main
+
+    with pytest.raises(StorePathError, match="percent-encoded") as caught:
+        MemoryManager(store_path=url)
+    told = "".join(traceback.format_exception(caught.value)) + str(caught.value)
+    assert "2secret" not in told and "hunter" not in told and "ann:***@" in told
+    assert main(["health", "--store", url]) == 1
+    err = capsys.readouterr().err
+    assert "2secret" not in err and "hunter" not in err and "percent-encoded" in err

@@ -48,15 +48,31 @@ _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT N
 
 
 def mask_url(url: str) -> str:
-    """The URL with its password (in the user part or a ``password=`` parameter) replaced by ``***``."""
+    """The URL with its password (in the user part or a ``password=`` parameter) replaced by ``***``.
+
+    The user part ends at the *last* "@": a password holding an unencoded "/" or "@" (which libpq
+    would misread) is masked whole all the same.
+
+        >>> mask_url("postgresql://ann:se/cr@t@db.example:5432/mem")
+        'postgresql://ann:***@db.example:5432/mem'
+    """
     scheme, sep, rest = url.partition("://")
+    user, at, after = rest.rpartition("@")
+    if at and ":" in user:  # userinfo with a password, however it is spelled
+        rest = user.split(":", 1)[0] + ":***@" + after
     authority, slash, tail = rest.partition("/")
-    if "@" in authority:
-        user, _, host = authority.rpartition("@")
-        authority = (user.split(":", 1)[0] + ":***" if ":" in user else user) + "@" + host
     # [^&#]* is one pass, no backtracking: linear in the URL.
     tail = _SECRET_PARAM.sub(lambda m: m.group(1) + "=***", tail)
     return scheme + sep + authority + slash + tail
+
+
+def check_userinfo(url: str) -> None:
+    """Refuse a password (or user) holding "/", "@", "?" or "#" unencoded: libpq would read part of
+    it as the host and quote it in its errors. Said with the URL masked, before any connection."""
+    user, at, _ = url.partition("://")[2].rpartition("@")
+    if at and ":" in user and any(c in user for c in "/@?#"):
+        raise StorePathError("the user or password in the URL holds '/', '@', '?' or '#' unencoded: write them "
+                             "percent-encoded (%2F, %40, %3F, %23)", path=mask_url(url))
 
 
 def _secrets(url: str) -> list[str]:
@@ -102,6 +118,7 @@ class PostgresDatabase(QueryHelpers):
     path = None  # no file: nothing for erasure to list, nothing beside it on disk
 
     def __init__(self, url: str, *, read_only: bool = False, fsync: bool = False) -> None:
+        check_userinfo(url)
         self._url = url
         self.where = mask_url(url)
         self.read_only = read_only
