@@ -27,7 +27,7 @@ def test_touching_every_user_keeps_the_caches_flat_and_the_answers_right(tmp_pat
             assert memory.summary(user) == f"[1 earlier message] user: {_said(user, 0)}"
             hits = memory.retrieve("tulip bulbs note", user, top_k=5)
             assert sorted(h.record["content"] for h in hits) == sorted(_said(user, n) for n in range(3))
-        cached = [len(memory._fresh), len(memory.window.users()), len(memory.summaries.users()),
+        cached = [len(memory._tracks._fresh), len(memory.window.users()), len(memory.summaries.users()),
                   len(memory.storage.tracks._saved)]
         if name.endswith(".sqlite3"):
             cached.append(len(memory.store._cache))
@@ -41,7 +41,7 @@ def test_a_batch_keeps_its_users_cached_until_it_ends(clock):
         with memory.batch():
             for user in USERS[:6]:
                 memory.add(Message("user", _said(user, 0), user))
-            assert len(memory._fresh) == 6  # unsaved tracks are the truth: never evicted mid-batch
+            assert len(memory._tracks._fresh) == 6  # unsaved tracks are the truth: never evicted mid-batch
         assert sorted(memory.users()) == sorted(USERS[:6])
         assert all(memory.recent_messages(u)[0].content == _said(u, 0) for u in USERS[:6])
 

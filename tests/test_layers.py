@@ -21,7 +21,7 @@ LAYERS = {
     "storage": 5,
     "governance": 6,
     "observe": 7,
-    "manager": 8, "scoped": 8, "async_manager": 8,
+    "manager": 8, "scoped": 8, "async_manager": 8, "lifecycle": 8, "describe": 8,
     "integrations": 9, "evaluation": 9, "demo": 9,
     "cli": 10, "main": 10, "__main__": 10, "": 10,               # "": the package's __init__
 }

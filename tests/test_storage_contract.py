@@ -1348,7 +1348,7 @@ def test_a_newer_or_garbled_version_is_refused_by_the_manager_and_the_read_only_
 def test_health_reads_one_picture_of_a_store_another_process_is_writing(backend, monkeypatch):
     """health() read the logs, then the records, then the ledger, each as it was at that moment:
     a write by another process in between gave a report whose records had no write events."""
-    import v2_memory.manager as manager_module
+    import v2_memory.describe as manager_module
 
     seen = {}
     report = manager_module.health_report

@@ -23,13 +23,13 @@ def _chat(memory: MemoryManager, turns: int, user: str = "ann", **scope) -> None
 def _judged(memory: MemoryManager, monkeypatch) -> list[int]:
     """How many covered memories each summary judgement of a read looks at."""
     sizes: list[int] = []
-    judge = memory.governor.summary_entries
+    judge = memory.governor.view.summary_entries
 
     def counted(covers, scope, **kwargs):
         sizes.append(len(covers))
         return judge(covers, scope, **kwargs)
 
-    monkeypatch.setattr(memory.governor, "summary_entries", counted)
+    monkeypatch.setattr(memory.governor.view, "summary_entries", counted)
     return sizes
 
 
@@ -125,6 +125,6 @@ def test_erasure_empties_the_refolded_summary_kept_in_memory():
         memory.add(Message("user", "会话笔记：正在改简历 walrus", "ann", session_id="s1", domain="session"))
         _chat(memory, 3)
         memory.build_context("记录", "ann", session_id="s2")  # hides the session note: a refold, memoised
-        assert (None, "ann") in memory._summary_memo
+        assert (None, "ann") in memory._tracks.refolded
         memory.erase_user("ann")
-        assert (None, "ann") not in memory._summary_memo
+        assert (None, "ann") not in memory._tracks.refolded

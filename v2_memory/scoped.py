@@ -20,12 +20,14 @@ filled in. On an ``AsyncMemoryManager`` the same handle's calls return awaitable
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+import warnings
+from typing import Any, Callable, Iterable
 
-from .messages import Message
+from .errors import DefaultUserWarning
+from .messages import DEFAULT_USER, Message
 from .validation import require_id
 
-__all__ = ["ScopedMemory"]
+__all__ = ["ScopedMemory", "DefaultUserCheck"]
 
 _SCOPE = ("user_id", "tenant_id", "session_id", "task_id")
 
@@ -126,3 +128,30 @@ def _refuse_scope(fields: dict[str, Any], call: str) -> None:
     if named:
         raise TypeError(f"{call}() on a scoped handle cannot name {', '.join(named)}: the handle's scope is fixed "
                         "(make another handle with memory.for_user(...) or handle.within(...))")
+
+
+class DefaultUserCheck:
+    """The article's API falls back to ``"default"`` when a call names no user; on a store that
+    holds named users that pools people's memories. This says so, once per manager."""
+
+    def __init__(self, users: Callable[[str | None], list[str]]) -> None:
+        self._users = users  # tenant_id -> the users stored under it
+        self._named: dict[str | None, bool] = {}  # tenant -> holds users besides "default" (asked once)
+        self._warned = False
+
+    def note(self, user_id: str, tenant_id: str | None, call: str, *, stacklevel: int) -> None:
+        """Warn when a call names no user in a tenant (or the untenanted partition) that holds named
+        users: the forgotten ``user_id=`` would mix their memories (``DefaultUserWarning``). Said
+        once per manager; turned into an error, it stops every such call before it writes."""
+        if user_id is not DEFAULT_USER:
+            if user_id != "default":
+                self._named[tenant_id] = True
+            return
+        if tenant_id not in self._named:  # asked once; this manager's own named calls keep it true
+            self._named[tenant_id] = any(user != "default" for user in self._users(tenant_id))
+        if self._named[tenant_id] and not self._warned:
+            warnings.warn(DefaultUserWarning(
+                f"{call} named no user_id, so it used 'default', on a store whose "
+                f"{'tenant ' + repr(tenant_id) if tenant_id is not None else 'untenanted users'} include named users: "
+                "pass user_id= (or use memory.for_user(...)) so that no one's memories are mixed"), stacklevel=stacklevel)
+            self._warned = True  # reached only if the warning did not raise

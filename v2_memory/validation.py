@@ -10,7 +10,7 @@ import math
 from .text.sensitive import check_not_personal
 
 __all__ = ["require_text", "require_id", "require_scope", "check_top_k", "check_threshold", "check_record_id",
-           "check_query", "check_json", "MAX_RECORD_ID", "MAX_JSON_DEPTH"]
+           "check_query", "check_read", "check_json", "MAX_RECORD_ID", "MAX_JSON_DEPTH"]
 
 MAX_RECORD_ID = 2**63 - 1  # the largest id any backend stores (a signed 64-bit integer)
 MAX_JSON_DEPTH = 32  # how deep metadata may nest: deeper is a mistake (or an attack), not data
@@ -119,6 +119,19 @@ def require_valid_unicode(name: str, value: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ValueError(f"{name} is not valid Unicode text ({exc.reason} at {exc.start})") from exc
+
+
+def check_read(query: object, top_k: object, *, session_id: object, task_id: object, domain: object,
+               domains: tuple[str, ...]) -> None:
+    """A read's arguments besides its scope: the query, ``top_k``, a known domain (or None), and
+    session and task ids (written to the read log, so never personal data)."""
+    check_query(query)
+    check_top_k(top_k)
+    if domain is not None and domain not in domains:
+        raise ValueError(f"domain must be one of {domains} or None, got {domain!r}")
+    for name, value in (("session_id", session_id), ("task_id", task_id)):
+        if value is not None:
+            require_id(name, value)
 
 
 def check_top_k(top_k: object) -> int:

@@ -22,25 +22,24 @@ from ..storage import VectorStore
 from ..text.analyzer import analyze
 from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
 from .decay import DecayRates
-from ..messages import Fact, MemoryState
+from ..messages import Fact, MemoryState, SessionInfo, TaskInfo
 from ..storage.ledger import Ledger, scope_key
 from .confirmation import question_for
-from .identifiers import extract_identifiers, look_alike, version_candidates
+from .identifiers import extract_identifiers, version_candidates
 from .judge import Judge
-from .persona import render_fact
+from .persona import SINGLE_VALUED_KEYS, render_fact
 from .resolve import Resolver
 from .rewording import collapse_rewordings
 from .policy import default_source, is_trusted
 from .router import Route, route
-from .summary_view import SummaryEntry, judge_summary
 from .state import StateTracker
+from .track_view import SUMMARY_HORIZON, TrackView
 from .write import WritePlan, plan_write
 
-__all__ = ["GovernancePolicy", "Governor", "Scope"]
+__all__ = ["GovernancePolicy", "Governor", "Scope", "SUMMARY_HORIZON"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 
-SUMMARY_HORIZON = 256  # covered memories a read's summary is drawn from: its cost stays bounded
 _SCORE_REASONS = {"below_threshold", "decayed", "beyond_top_k"}
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -82,6 +81,8 @@ class Governor:
         self.policy = policy
         self.clock = clock
         self.state = StateTracker(clock, policy.session_ttl, policy.task_ttl)
+        # What a read may see of the window, the summary and the task line (``track_view.py``).
+        self.view = TrackView(store, ledger, self.state, policy, clock, lambda record: default_state(record, policy.rates))
 
     # -- write path --------------------------------------------------------------------------
     def write(self, message: Message, plan: WritePlan | None = None) -> tuple[WriteResult, Message]:
@@ -169,7 +170,7 @@ class Governor:
         read = ReadContext(
             threshold, self.clock(), self.policy.rates, decision, session_id, task_id, domain,
             session_status=lambda sid: self.state.session_status(scope, sid),
-            task_state=lambda tid: self._task_state(scope, tid),
+            task_state=lambda tid: self.view.task_state(scope, tid),
             identifiers=self._identifiers(candidates) if decision.identifiers else {},
             query_terms=frozenset(analyze(query)),
             # hybrid retrieval (``storage/semantic_store.py``): each candidate's lexical and semantic parts
@@ -281,10 +282,6 @@ class Governor:
             admission = replace(admission, admitted=False, reasons=admission.reasons + (reason,))
         return admission
 
-    def _task_state(self, scope: Scope, task_id: str) -> tuple[str, float]:
-        info = self.state.task(scope, task_id)
-        return (info.status(self.clock()), info.completion) if info is not None else ("unknown", 0.0)
-
     def record_usage(self, explanation: Explanation, returned: list[int] | None = None) -> None:
         """Usage after a retrieval (``decay.py``): what a context ``returned`` (default: all admitted)
         is reinforced — or, with ``usage="literal"``, weakened ×0.95 per hit; a candidate that lost
@@ -302,73 +299,57 @@ class Governor:
         if not literal:
             self.ledger.reinforce(hits, rates.usage_reinforce)
 
+    # -- what the user confirms, and what leaves (the manager's only way to the ledger) -------
+    def verify(self, record_id: int) -> bool:
+        """The user confirmed a stored (model-written) memory: verified, full weight."""
+        return self.ledger.verify(record_id)
+
+    def confirm_fact(self, scope: Scope, key: str, value: str | None) -> int:
+        """The user confirmed a pending persona fact (a value, or every pending one of ``key``)."""
+        return self.ledger.confirm_fact(scope_key(scope[1], scope[0]), key, value, single_valued=key in SINGLE_VALUED_KEYS)
+
+    def facts(self, scope: Scope, status: str | None = None) -> list[Fact]:
+        return self.ledger.facts(scope_key(scope[1], scope[0]), status=status)
+
+    def states(self, record_ids: Iterable[int]) -> dict[int, MemoryState]:
+        """The ledger's rows (trust, weight, supersession, isolation) of these records."""
+        return self.ledger.states(record_ids)
+
+    def all_states(self) -> dict[int, MemoryState]:
+        return self.ledger.all_states()
+
+    def forget(self, record_id: int) -> None:
+        """Everything governance knows of one record (its row, identifiers, facts) leaves."""
+        self.ledger.forget(record_id)
+
+    def erase(self, scope: Scope) -> tuple[int, int]:
+        """Everything governance knows of the scope leaves: (ledger rows, session and task rows)."""
+        state = self.state.erase(scope)
+        return self.ledger.erase(scope_key(scope[1], scope[0])), state
+
+    # -- sessions and tasks (``state.py``): the state reads consult --------------------------------
+    def end_session(self, scope: Scope, session_id: str) -> bool:
+        return self.state.end_session(scope, session_id)
+
+    def session(self, scope: Scope, session_id: str) -> SessionInfo | None:
+        return next((s for s in self.state.sessions(scope) if s.session_id == session_id), None)
+
+    def start_task(self, scope: Scope, task_id: str, ttl: timedelta | None) -> TaskInfo:
+        return self.state.start_task(scope, task_id, ttl)
+
+    def set_task_progress(self, scope: Scope, task_id: str, completion: float) -> TaskInfo:
+        return self.state.set_progress(scope, task_id, completion)
+
+    def finish_task(self, scope: Scope, task_id: str) -> TaskInfo:
+        return self.state.finish_task(scope, task_id)
+
+    def task(self, scope: Scope, task_id: str) -> TaskInfo | None:
+        return self.state.task(scope, task_id)
+
     @staticmethod
     def fact_lines(facts: Iterable[dict[str, Any]]) -> list[str]:
         """Confirmed persona facts (an explanation's ``facts``, read with it) as context lines."""
         return [render_fact(fact["key"], fact["value"], fact["polarity"]) for fact in facts]
-
-    def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
-                        task_id: str | None = None, domain: str | None = None,
-                        identifiers: tuple[str, ...] = ()) -> list[SummaryEntry]:
-        """Which covered memories this read's summary may show (``summary_view.py``); a read naming
-        identifiers also leaves out memories that name only others (CS202 when asked for CS201)."""
-        if not self.policy.enabled:
-            return [SummaryEntry(rid, True) for rid in covers]
-        covers = covers[-SUMMARY_HORIZON:]  # a read judges (and a summary stands for) the latest ones only
-        ids = [rid for rid in covers if rid is not None]
-        records = _get_many(self.store, ids)
-        read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
-                           task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
-                           task_state=lambda tid: self._task_state(scope, tid), scope=scope)
-        entries = judge_summary(covers, records, self.ledger.states(ids), scope, read,
-                                lambda record: default_state(record, self.policy.rates))
-        if not identifiers:
-            return entries
-        named = self.ledger.identifiers_of(ids)
-        asked = set(identifiers)
-        # A memory naming only other identifiers, or a look-alike number ("481" when room 418 is
-        # asked), is about another thing: the summary of this read leaves it out.
-        return [SummaryEntry(e.record_id, False, e.reasons + ("identifier_mismatch",))
-                if e.shown and ((named.get(e.record_id) and not named[e.record_id] & asked)
-                                or (not named.get(e.record_id, set()) & asked and e.record_id in records
-                                    and look_alike(records[e.record_id]["content"], identifiers)))
-                else e for e in entries]
-
-    def may_summarize(self, record_id: int | None) -> bool:
-        """Whether a message leaving the window may enter the summary: not while it is unverified
-        model output (a summary is recalled in every context, so it would be an echo's back door)."""
-        if not self.policy.enabled:
-            return True
-        if record_id is None:
-            return False  # kept out of the store (filler, code-only text): no read could ever show it
-        state = self.ledger.states([record_id]).get(record_id)
-        return state is None or state.verified
-
-    def task_lines(self, scope: Scope, task_id: str | None) -> list[str]:
-        """The read's task as a context line: ``task:paper = active, 50% done``."""
-        info = self.state.task(scope, task_id) if task_id is not None else None
-        if info is None:
-            return []
-        return [f"task:{task_id} = {info.status(self.clock())}, {info.completion:.0%} done"]
-
-    def window_for_read(self, entries: list[tuple[int | None, Message]], scope: Scope, session_id: str | None,
-                        task_id: str | None) -> list[tuple[int | None, Message]]:
-        """The recent-window entries this read may see: not a corrected message, not an ended or
-        other session's, not another task's."""
-        if not self.policy.enabled:
-            return entries
-        states = self.ledger.states(rid for rid, _ in entries if rid is not None)
-        return [(rid, message) for rid, message in entries
-                if not (rid in states and states[rid].superseded_by is not None)
-                and self._in_read_scope(message, scope, session_id, task_id)]
-
-    def _in_read_scope(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
-        if message.domain == "session":
-            status = self.state.session_status(scope, message.session_id or "")
-            return message.session_id == session_id and status not in ("ended", "expired")
-        if message.domain == "task":
-            return message.task_id == task_id
-        return True
 
 
 def _fact_reason(facts: list[Fact]) -> str | None:
@@ -398,11 +379,3 @@ def _iso(message: Message) -> str:
     if message.timestamp is None:
         raise ValueError("message has no timestamp; write it through MemoryManager.add")
     return message.timestamp.isoformat()
-
-
-def _get_many(store: Any, record_ids: list[int]) -> dict[int, dict]:
-    """Records by id: in one query where the store can (``get_many``), else one ``get`` each."""
-    get_many = getattr(store, "get_many", None)
-    if get_many is not None:
-        return get_many(record_ids)
-    return {rid: record for rid in record_ids if (record := store.get(rid)) is not None}

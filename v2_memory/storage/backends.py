@@ -30,7 +30,7 @@ from ..errors import StoreCorruptError, StorePathError
 from ..lru import DEFAULT_CACHE_USERS
 from .postgres import URL_SCHEMES, mask_url
 
-__all__ = ["open_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "check_store_path",
+__all__ = ["open_storage", "open_manager_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "check_store_path",
            "SQLITE_SUFFIXES", "JSON_SUFFIXES"]
 
 SQLITE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
@@ -68,6 +68,21 @@ def open_storage(target: Path | str | None, *, fsync: bool = False, scorer: Any 
             raise ValueError("a SQLite store keeps its ledger inside the same file; drop ledger_path")
         return sqlite_storage(path, fsync=fsync, scorer=scorer, cache_users=cache_users)
     return json_storage(path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store)
+
+
+def open_manager_storage(store: Any, store_path: Path | str | None, *, fsync: bool, scorer: Any,
+                         ledger_path: Path | str | None, audit: Any, adopt_store: bool, cache_users: int) -> Storage:
+    """The storage a ``MemoryManager``'s arguments ask for: a plugged-in ``store`` (its state in
+    memory, or at ``ledger_path``), or the backend ``store_path`` names; ``audit`` may be an
+    ``AuditLog`` to write the logs to instead of the backend's own."""
+    if store is not None:
+        storage = Storage(store, StateDatabase(ledger_path, fsync=fsync), AuditLog(None), adopt_store=True)
+    else:
+        storage = open_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store,
+                               cache_users=cache_users)
+    if isinstance(audit, AuditLog):
+        storage.audit = audit
+    return storage
 
 
 def check_store_path(target: Path | str | None, *, create: bool) -> None:

@@ -28,16 +28,16 @@ import json
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..diagnostics import logger, warn
 from ..errors import StoreError, StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record, records_named
 from .vector_store import VectorStore
-from .database import StateDatabase
+from .database import StateDatabase, consistent_reads
 from .ledger import Ledger, scope_key
 from . import portable
-from .track_tables import TrackTables
+from .track_tables import ScopeTracks, TrackTables
 from .vectors import VectorTable
 
 __all__ = ["Storage", "ErasureDone", "UncommittedRecordWarning", "DelayedLogWarning"]
@@ -330,6 +330,16 @@ class Storage:
                 self.db.scrub()  # pages and the write-ahead log may still hold the erased rows' bytes
         return done
 
+    def finish_erasure(self, scope: tuple, state_changed: bool) -> tuple[int, int, tuple[str, ...], tuple[str, ...]]:
+        """Carry out the scope's committed ``erase_user`` intent (``complete_intents``); return what
+        it removed from the files: (records, log events, every file rewritten, damaged log lines)."""
+        done = [d for d in self.complete_intents() if (d.tenant_id, d.user_id) == scope]
+        state_files = [str(self.state_path)] if self.state_path is not None and state_changed else []
+        files = tuple(dict.fromkeys([f for d in done for f in d.store_files] + state_files
+                                    + [f for d in done for f in d.log_files]))
+        damaged = tuple(f"{line.path}:{line.line}" for d in done for line in d.damaged_log_lines)
+        return sum(d.store for d in done), sum(d.logs for d in done), files, damaged
+
     def _carry_out(self, op: str, user_id: str, tenant_id: str | None, record_id: int | None) -> ErasureDone:
         before = len(self.audit.damaged)
         if op == "erase_user":
@@ -371,6 +381,45 @@ class Storage:
         version = self.db.data_version()
         changed, self._seen_version = version != self._seen_version, version
         return changed
+
+    # -- what the manager asks of storage, besides records, transactions and logs -----------------
+    def load_tracks(self, scope: tuple) -> ScopeTracks:
+        """One scope's window, summary, sessions and tasks as stored (``track_tables.py``)."""
+        return self.tracks.load(scope)
+
+    def save_tracks(self, scope: tuple, tracks: ScopeTracks) -> None:
+        self.tracks.save(scope, tracks)
+
+    def forget_tracks(self, scope: tuple) -> None:
+        """Drop what this process remembers of the scope's saved rows (the next save writes them whole)."""
+        self.tracks.forget(scope)
+
+    def track_scopes(self) -> list[tuple]:
+        """Every scope with saved tracks, as ``(tenant_id, user_id)``."""
+        return self.tracks.scopes()
+
+    def check_text(self, texts: Iterable[str | None]) -> None:
+        """Refuse text this backend cannot store (a NUL on PostgreSQL) before anything is written."""
+        self.db.check_text(texts)
+
+    def consistent_reads(self) -> Any:
+        """A block whose reads see one picture of the store while other processes write."""
+        return consistent_reads(self.db)
+
+    @property
+    def state_path(self) -> Path | None:
+        """The state database's file (None in memory or on a server)."""
+        return self.db.path
+
+    @property
+    def where(self) -> Path | str:
+        """Where the store lives: the record file, the state database, or a server's masked URL."""
+        return getattr(self.records, "path", None) or self.db.where
+
+    @property
+    def closed_reason(self) -> str | None:
+        """Why this storage was closed (by ``close()``, or a later opening of the same store), or None."""
+        return self.db.closed_reason
 
     @property
     def closed(self) -> bool:

@@ -35,12 +35,24 @@ from .vector_store import check_search, new_record
 from .ledger import scope_key
 from .vectors import VectorTable
 
-__all__ = ["SemanticStore", "REBUILD_HINT"]
+__all__ = ["SemanticStore", "REBUILD_HINT", "open_semantic"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 REBUILD_HINT = ("open it once with MemoryManager(..., embedder=<the new model>, rebuild_vectors=True) to re-embed "
                 "every record with it (or open it with the embedder it was made with)")
 _BATCH = 256  # texts per embedder call when many records need vectors at once
+
+
+def open_semantic(storage: Any, embedder: Embedder | None, rebuild: bool, cache_users: int) -> SemanticStore | None:
+    """The semantic track over a ``Storage``'s records (None without an embedder); a refused
+    embedder (another model than the store's vectors) closes the storage before the error."""
+    if embedder is None:
+        return None
+    try:
+        return SemanticStore(storage.records, storage.vectors, embedder, rebuild=rebuild, cache_users=cache_users)
+    except BaseException:
+        storage.close()
+        raise
 
 
 class SemanticStore:

@@ -25,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from ..messages import Message, SessionInfo, TaskInfo
+from ..tracks.cache import ScopeTracks
 from ..tracks.summarizer import Summary
 from .database import StateDatabase
 from .ledger import scope_key
@@ -50,16 +51,6 @@ CREATE TABLE IF NOT EXISTS tasks (
 """
 _TABLES = ("windows", "summaries", "summary_covers", "sessions", "tasks")
 # An older release kept the covers as one JSON list in ``summaries.covers``; ``'[]'`` there now.
-
-
-@dataclass(frozen=True)
-class ScopeTracks:
-    """One scope's short-term tracks, as stored."""
-
-    window: list[tuple[int | None, Message]]
-    summary: Summary
-    sessions: list[SessionInfo]
-    tasks: list[TaskInfo]
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:

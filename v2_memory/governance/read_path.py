@@ -1,0 +1,123 @@
+"""The read path: what one ``build_context`` shows, track by track, and why.
+
+    task line (when the router sends "next/继续" to task state)
+    persona:  the user's confirmed facts
+    summary:  the fold over the covered memories this read may see (``track_view.py``)
+    recent:   the window's messages this read may see
+    memory:   the admitted long-term candidates (``governor.explain``), minus what the window shows
+
+Each step is judged by governance; this module only puts them in order. It records the read's
+usage (reinforcement and misses) but writes no log: the manager logs what was shown.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any
+
+from ..context import ContextItem
+from ..tracks.cache import TrackCache, record_message
+from ..tracks.summarizer import Summary
+from .admission import Explanation
+from .governor import Governor
+
+__all__ = ["ReadPath", "ContextRead"]
+
+Scope = tuple  # (tenant_id or None, user_id)
+
+
+@dataclass(frozen=True)
+class ContextRead:
+    """One read's result: its explanation, the context items, and every record whose words they hold."""
+
+    explanation: Explanation
+    items: list[ContextItem]
+    shown: list[int]
+
+
+class ReadPath:
+    """Reads a scope's tracks through governance (``governor``) into context items."""
+
+    def __init__(self, governor: Governor, cache: TrackCache, store: Any) -> None:
+        self.governor, self.cache, self.store = governor, cache, store
+
+    def explain(self, query: str, scope: Scope, top_k: int, threshold: float, *, session_id: str | None = None,
+                task_id: str | None = None, domain: str | None = None, with_summary: bool = True) -> Explanation:
+        """Every long-term candidate's verdict, and (``with_summary``) the summary's covered memories'."""
+        self.cache.ensure(scope)
+        # The window's and the summary's records are judged after the candidates: their ledger
+        # rows come with the candidates' (inside build_context's transaction; see Ledger.states).
+        shows = self.cache.summaries.get(scope).shows or ()
+        self.governor.view.prefetch([rid for rid, _ in self.cache.window.entries(scope) if rid is not None]
+                                    + [rid for rid in shows if rid is not None])
+        explanation = self.governor.explain(query, scope, threshold=threshold, top_k=top_k, session_id=session_id,
+                                            task_id=task_id, domain=domain)
+        if not with_summary:
+            return explanation
+        entries = self.governor.view.summary_entries(self.cache.summaries.get(scope).covers, scope, session_id=session_id,
+                                                     task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
+        return replace(explanation, summary=tuple(entries))
+
+    def context(self, query: str, scope: Scope, top_k: int, threshold: float, *, session_id: str | None = None,
+                task_id: str | None = None, domain: str | None = None) -> ContextRead:
+        """The context items for ``query``, in the order above; usage recorded for what is shown."""
+        window_size = self.cache.window.size
+        explanation = self.explain(query, scope, top_k + window_size, threshold, session_id=session_id,
+                                   task_id=task_id, domain=domain, with_summary=False)
+        view = self.governor.view
+        # The router sends "继续/next" to task state first: the task's progress leads the context.
+        items = [ContextItem("task", line) for line in (view.task_lines(scope, task_id)
+                                                         if explanation.route.kind == "task" else [])]
+        items += [ContextItem("persona", line) for line in self.governor.fact_lines(explanation.facts)]
+        summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers)
+        if summary.text:
+            items.append(ContextItem("summary", summary.text))
+        entries = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
+        items += [ContextItem("recent", message.content, message.role, rid) for rid, message in entries]
+        # Memories already shown in the recent window are not repeated.
+        in_window = {record_id for record_id, _ in entries}
+        fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
+        self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
+        # relevance × weight: the threshold was applied to their product, the effective score.
+        items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight)
+                  for a in fresh]
+        shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in quoted(summary) if rid is not None]
+        return ContextRead(explanation, items, shown + [a.record_id for a in fresh])
+
+    def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
+                identifiers: tuple[str, ...] = ()) -> Summary:
+        """The summary as this read may see it. When the summarizer says which records its text
+        shows, those few are judged first: if this read may see them all, the stored text is the
+        answer (its count still includes what it no longer shows). Only otherwise are the covered
+        memories judged (the latest ``SUMMARY_HORIZON``) and the visible ones refolded. The scope's
+        tracks must be current (``cache.ensure``)."""
+        stored = self.cache.summaries.get(scope)
+        judge = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
+                        domain=domain, identifiers=identifiers)
+        if stored.shows and None not in stored.shows and all(e.shown for e in judge(stored.shows)):
+            return stored
+        return self._refold(scope, judge(stored.covers))
+
+    def _refold(self, scope: Scope, entries: Any) -> Summary:
+        """The summarizer's fold over the covered memories this read may see (the stored fold when
+        it may see them all); refolded only when that set changes."""
+        stored = self.cache.summaries.get(scope)
+        shown = tuple(e.record_id for e in entries if e.shown)
+        if shown == stored.covers:
+            return stored
+        memo = self.cache.refolded.get(scope)
+        if memo is not None and memo[0] == shown:
+            return memo[1]
+        summary = Summary()
+        for record_id in shown:
+            record = self.store.get(record_id) if record_id is not None else None
+            if record is not None:
+                summary = self.cache.summaries.summarizer.fold(summary, record_message(record), record_id)
+        self.cache.refolded[scope] = (shown, summary)
+        return summary
+
+
+def quoted(summary: Summary) -> tuple[int | None, ...]:
+    """The records whose words the summary's text holds (every covered one, if it does not say
+    which record every snippet shows: an older release's snippets)."""
+    return summary.covers if summary.shows is None or None in summary.shows else summary.shows

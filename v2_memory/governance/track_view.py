@@ -1,0 +1,112 @@
+"""What one read may see of the short-term tracks: the recent window, the summary, the task line.
+
+The long-term store is judged candidate by candidate (``admission.py``); the other tracks are
+judged here, by the same boundary rules, so none of them is a back door: a corrected message
+leaves the window, an ended session's chatter and another task's notes leave both, unverified
+model output never enters the summary (``summary_view.py`` judges what the summary covers).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from ..messages import MemoryState, Message
+from ..storage.ledger import Ledger
+from .admission import ReadContext
+from .identifiers import look_alike
+from .router import Route
+from .state import StateTracker
+from .summary_view import SummaryEntry, judge_summary
+
+__all__ = ["TrackView", "SUMMARY_HORIZON"]
+
+Scope = tuple  # (tenant_id or None, user_id)
+
+SUMMARY_HORIZON = 256  # covered memories a read's summary is drawn from: its cost stays bounded
+
+
+class TrackView:
+    """The governed view of one store's window, summary and task tracks (``policy`` off: all of it)."""
+
+    def __init__(self, store: Any, ledger: Ledger, state: StateTracker, policy: Any,
+                 clock: Callable[[], Any], default_state: Callable[[dict[str, Any]], MemoryState]) -> None:
+        self.store, self.ledger, self.state, self.policy, self.clock = store, ledger, state, policy, clock
+        self.default_state = default_state
+
+    def task_state(self, scope: Scope, task_id: str) -> tuple[str, float]:
+        """A task's status ("active", "expired", "finished", "unknown") and completion, for admission."""
+        info = self.state.task(scope, task_id)
+        return (info.status(self.clock()), info.completion) if info is not None else ("unknown", 0.0)
+
+    def prefetch(self, record_ids: Iterable[int]) -> None:
+        """Ask the ledger to read these records' rows with the next batch it reads (one query)."""
+        self.ledger.want(list(record_ids))
+
+    def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
+                        task_id: str | None = None, domain: str | None = None,
+                        identifiers: tuple[str, ...] = ()) -> list[SummaryEntry]:
+        """Which covered memories this read's summary may show (``summary_view.py``); a read naming
+        identifiers also leaves out memories that name only others (CS202 when asked for CS201)."""
+        if not self.policy.enabled:
+            return [SummaryEntry(rid, True) for rid in covers]
+        covers = covers[-SUMMARY_HORIZON:]  # a read judges (and a summary stands for) the latest ones only
+        ids = [rid for rid in covers if rid is not None]
+        records = _get_many(self.store, ids)
+        read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
+                           task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
+                           task_state=lambda tid: self.task_state(scope, tid), scope=scope)
+        entries = judge_summary(covers, records, self.ledger.states(ids), scope, read, self.default_state)
+        if not identifiers:
+            return entries
+        named = self.ledger.identifiers_of(ids)
+        asked = set(identifiers)
+        # A memory naming only other identifiers, or a look-alike number ("481" when room 418 is
+        # asked), is about another thing: the summary of this read leaves it out.
+        return [SummaryEntry(e.record_id, False, e.reasons + ("identifier_mismatch",))
+                if e.shown and ((named.get(e.record_id) and not named[e.record_id] & asked)
+                                or (not named.get(e.record_id, set()) & asked and e.record_id in records
+                                    and look_alike(records[e.record_id]["content"], identifiers)))
+                else e for e in entries]
+
+    def may_summarize(self, record_id: int | None) -> bool:
+        """Whether a message leaving the window may enter the summary: not while it is unverified
+        model output (a summary is recalled in every context, so it would be an echo's back door)."""
+        if not self.policy.enabled:
+            return True
+        if record_id is None:
+            return False  # kept out of the store (filler, code-only text): no read could ever show it
+        state = self.ledger.states([record_id]).get(record_id)
+        return state is None or state.verified
+
+    def task_lines(self, scope: Scope, task_id: str | None) -> list[str]:
+        """The read's task as a context line: ``task:paper = active, 50% done``."""
+        info = self.state.task(scope, task_id) if task_id is not None else None
+        if info is None:
+            return []
+        return [f"task:{task_id} = {info.status(self.clock())}, {info.completion:.0%} done"]
+
+    def window_for_read(self, entries: list[tuple[int | None, Message]], scope: Scope, session_id: str | None,
+                        task_id: str | None) -> list[tuple[int | None, Message]]:
+        """The recent-window entries this read may see: not a corrected message, not an ended or
+        other session's, not another task's."""
+        if not self.policy.enabled:
+            return entries
+        states = self.ledger.states(rid for rid, _ in entries if rid is not None)
+        return [(rid, message) for rid, message in entries
+                if not (rid in states and states[rid].superseded_by is not None)
+                and self._in_read_scope(message, scope, session_id, task_id)]
+
+    def _in_read_scope(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
+        if message.domain == "session":
+            status = self.state.session_status(scope, message.session_id or "")
+            return message.session_id == session_id and status not in ("ended", "expired")
+        if message.domain == "task":
+            return message.task_id == task_id
+        return True
+
+
+def _get_many(store: Any, record_ids: list[int]) -> dict[int, dict]:
+    """Records by id: in one query where the store can (``get_many``), else one ``get`` each."""
+    get_many = getattr(store, "get_many", None)
+    if get_many is not None:
+        return get_many(record_ids)
+    return {rid: record for rid in record_ids if (record := store.get(rid)) is not None}
