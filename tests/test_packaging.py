@@ -1,4 +1,5 @@
-"""The package as users install it: a built wheel holds every module and the page, and runs."""
+"""The package as users install it: a built wheel holds every module, the page and the evaluation's case
+files, and runs."""
 from __future__ import annotations
 
 import subprocess
@@ -19,6 +20,7 @@ def test_the_wheel_holds_every_module_and_the_demo_runs_from_it(tmp_path):
     wheel = next(tmp_path.glob("v2_memory-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {p.relative_to(REPO).as_posix() for p in (REPO / "v2_memory").rglob("*.py") if "__pycache__" not in p.parts}
+    expected |= {p.relative_to(REPO).as_posix() for p in (REPO / "v2_memory" / "evaluation" / "cases").glob("*.json")}
     # py.typed: type checkers read the package's annotations (PEP 561)
     assert expected | {"v2_memory/visualization.html", "v2_memory/py.typed"} <= names
     # Unpacked somewhere else, with the repository nowhere on the path, it imports and runs.

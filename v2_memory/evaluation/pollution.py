@@ -1,11 +1,11 @@
 """``python -m v2_memory eval pollution``: the labelled memory-pollution benchmark.
 
 One question, answered with counts: of what each strategy lets into a prompt, how much should be
-there, and how much is pollution? Every scenario (``pollution_cases.py``) is a scripted bilingual
-history; every query is labelled with what its context should hold and what must not enter, by
-kind of pollution (``pollution_script.py``). Each scenario is replayed into fresh in-memory
-managers, every query is asked of four strategies, and each context is scored
-(``pollution_metrics.py``):
+there, and how much is pollution? Every scenario (``pollution_cases.py``, its stories in
+``cases/pollution_*.json``) is a scripted bilingual history; every query is labelled with what its
+context should hold and what must not enter, by kind of pollution (``pollution_script.py``). Each
+scenario is replayed into fresh in-memory managers, every query is asked of four strategies, and
+each context is scored (``pollution_metrics.py``):
 
     blind top-3 / top-8   ``retrieve_without_threshold`` on an un-governed store: always k memories
     threshold only        ``MemoryManager(governance=False).retrieve``: the article's fix

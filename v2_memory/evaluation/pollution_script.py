@@ -22,17 +22,23 @@ everything else that must not enter, with its kind:
 
 Persona facts are named ``fact:key=value`` or ``fact:key=NOT value`` (``declares=`` says which
 write states one); a need ``"w2|fact:device=Mac"`` is met by either.
+
+The scripts are written once per kind, as templates in Python; the stories that fill them are data
+(``cases/pollution_*.json``), read by ``load_scenarios``.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
 
 from ..messages import Message
 from .pollution_metrics import Labels
 
 __all__ = ["KINDS", "START", "SESSION_TTL_MINUTES", "Write", "Action", "Query", "Scenario", "Script", "labels",
-           "fact_label", "is_model_output", "ScriptTruth", "truth_of"]
+           "fact_label", "is_model_output", "ScriptTruth", "truth_of", "CASES_FORMAT", "Template", "load_scenarios"]
 
 KINDS = {
     "noise": "低相关噪声 / low-relevance noise",
@@ -188,6 +194,53 @@ class Script:
 def _keys(value: tuple[str, ...] | str) -> tuple[str, ...]:
     """One label (``"w1"``, ``"fact:diet=NOT 香菜|w2"``) or several, as a tuple."""
     return (value,) if isinstance(value, str) else tuple(value)
+
+
+# -- the stories, from a case file ---------------------------------------------------------------
+CASES_FORMAT = "v2_memory.pollution_cases"
+LANGS = ("zh", "en", "mixed")
+Template = Callable[[str, str, dict[str, Any]], Scenario]  # (name, lang, slots) -> the scenario it scripts
+
+
+def load_scenarios(path: Path | str, templates: dict[str, Template]) -> tuple[Scenario, ...]:
+    """Every case of a case file, each built by its kind's template, kinds in ``templates``' order.
+
+    The file (format ``v2_memory.pollution_cases`` version 1) holds
+    ``{"templates": {kind: [{"name", "lang", "slots": {...}}, ...]}}``, one list per template; a
+    template reads its slots as it scripts the story. A malformed file raises ``ValueError`` that
+    names the file and, when one case is at fault, the case.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not JSON ({exc})") from exc
+    if not isinstance(data, dict) or data.get("format") != CASES_FORMAT:
+        raise ValueError(f"{path}: not a {CASES_FORMAT} file")
+    if data.get("version") != 1:
+        raise ValueError(f"{path}: unsupported version {data.get('version')!r}")
+    groups = data.get("templates")
+    if not isinstance(groups, dict) or sorted(groups) != sorted(templates) or \
+            not all(isinstance(cases, list) for cases in groups.values()):
+        raise ValueError(f"{path}: \"templates\" must map each of {list(templates)} to a list of cases")
+    built = tuple(_build(path, kind, case, templates[kind]) for kind in templates for case in groups[kind])
+    names = [scenario.name for scenario in built]
+    for name in names:
+        if names.count(name) > 1:
+            raise ValueError(f"{path}: case {name!r}: the name is used twice")
+    return built
+
+
+def _build(path: Path | str, kind: str, case: Any, template: Template) -> Scenario:
+    """One case's scenario; a missing or malformed slot becomes an error naming the file and the case."""
+    name = case.get("name") if isinstance(case, dict) else None
+    if not isinstance(name, str) or case.get("lang") not in LANGS or not isinstance(case.get("slots"), dict):
+        raise ValueError(f"{path}: {kind} case {name!r}: needs a \"name\", a \"lang\" (one of {LANGS}) and \"slots\"")
+    try:
+        return template(name, case["lang"], case["slots"])
+    except KeyError as exc:
+        raise ValueError(f"{path}: case {name!r}: missing slot {exc}") from exc
+    except (TypeError, ValueError, IndexError) as exc:  # a slot of the wrong shape
+        raise ValueError(f"{path}: case {name!r}: malformed slots ({type(exc).__name__}: {exc})") from exc
 
 
 # -- what the script implies --------------------------------------------------------------------
