@@ -58,8 +58,6 @@ def test_a_door_opens_for_its_own_command_only(command, opened, allowed):
     assert [m for m in loaded if not any(m == a or m.startswith(a + ".") for a in allowed)] == []
 
 
-@pytest.mark.xfail(strict=True, reason="storage/backends.py imports URL_SCHEMES and mask_url from storage/postgres.py "
-                                       "at its top; moving them down is the storage work's (then drop this marker)")
 def test_the_library_does_not_import_the_postgres_backend():
     assert _loaded_after("from v2_memory import MemoryManager", ("v2_memory.storage.postgres",)) == []
 

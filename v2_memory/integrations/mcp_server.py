@@ -31,7 +31,7 @@ import traceback
 from typing import Any, BinaryIO, Callable, TextIO
 
 from ..manager import MemoryManager
-from ..storage.postgres import mask_url
+from ..storage.urls import mask_url
 from ..validation import require_scope
 from .mcp_tools import TOOLS, MemoryTools
 

@@ -28,7 +28,7 @@ from .contract import Storage
 from .database import StateDatabase
 from ..errors import StoreCorruptError, StorePathError
 from ..lru import DEFAULT_CACHE_USERS
-from .postgres import URL_SCHEMES, mask_url
+from .urls import URL_SCHEMES, mask_url
 
 __all__ = ["open_storage", "open_manager_storage", "json_storage", "sqlite_storage", "postgres_storage", "backend_of", "check_store_path",
            "SQLITE_SUFFIXES", "JSON_SUFFIXES"]

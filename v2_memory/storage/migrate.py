@@ -34,7 +34,7 @@ from .audit_log import AuditLog
 from .backends import backend_of, open_storage, tables_storage
 from .contract import Storage
 from .database import consistent_reads
-from .postgres import mask_url
+from .urls import mask_url
 
 __all__ = ["migrate", "MigrationReport"]
 

@@ -18,10 +18,8 @@ How SQLite's guarantees are mirrored:
   counts other connections' commits the same way).
 - **Erasure**: rows are deleted in one transaction, then the tables are ``VACUUM``ed outside it.
 
-A connection string's password never leaves this module: errors and ``repr`` show the URL masked.
-
-    >>> mask_url("postgresql://ann:s3cret@db.example/memory")
-    'postgresql://ann:***@db.example/memory'
+A connection string's password never leaves this module: errors and ``repr`` show the URL masked
+(``urls.py``).
 """
 from __future__ import annotations
 
@@ -30,57 +28,18 @@ import threading
 from functools import lru_cache
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
-from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError, install_hint
 from .database import QueryHelpers
+from .urls import URL_SCHEMES, check_userinfo, mask_url, url_secrets
 
 __all__ = ["PostgresDatabase", "mask_url", "URL_SCHEMES"]
 
-URL_SCHEMES = ("postgresql://", "postgres://")
 _LOCK_CLASS = 0x76326D  # "v2m": the first half of every advisory lock key this library takes
 _NUL_REFUSED = ("PostgreSQL cannot store the NUL character (\\x00) in text: remove it from the message or id "
                 "(the JSON and SQLite backends keep it)")
 _COMMITS = "commit_count"
-_SECRET_KEYS = {"password", "passfile", "sslpassword"}
-_SECRET_PARAM = re.compile(r"(?i)([?&](?:password|passfile|sslpassword))=[^&#]*")
 _META = "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-
-
-def mask_url(url: str) -> str:
-    """The URL with its password (in the user part or a ``password=`` parameter) replaced by ``***``.
-
-    The user part ends at the *last* "@": a password holding an unencoded "/" or "@" (which libpq
-    would misread) is masked whole all the same.
-
-        >>> mask_url("postgresql://ann:se/cr@t@db.example:5432/mem")
-        'postgresql://ann:***@db.example:5432/mem'
-    """
-    scheme, sep, rest = url.partition("://")
-    user, at, after = rest.rpartition("@")
-    if at and ":" in user:  # userinfo with a password, however it is spelled
-        rest = user.split(":", 1)[0] + ":***@" + after
-    authority, slash, tail = rest.partition("/")
-    # [^&#]* is one pass, no backtracking: linear in the URL.
-    tail = _SECRET_PARAM.sub(lambda m: m.group(1) + "=***", tail)
-    return scheme + sep + authority + slash + tail
-
-
-def check_userinfo(url: str) -> None:
-    """Refuse a password (or user) holding "/", "@", "?" or "#" unencoded: libpq would read part of
-    it as the host and quote it in its errors. Said with the URL masked, before any connection."""
-    user, at, _ = url.partition("://")[2].rpartition("@")
-    if at and ":" in user and any(c in user for c in "/@?#"):
-        raise StorePathError("the user or password in the URL holds '/', '@', '?' or '#' unencoded: write them "
-                             "percent-encoded (%2F, %40, %3F, %23)", path=mask_url(url))
-
-
-def _secrets(url: str) -> list[str]:
-    """Every spelling of the password the URL carries (raw and percent-decoded), to scrub from messages."""
-    parts = urlsplit(url)
-    found = [parts.password or ""] + [v for k, v in parse_qsl(parts.query) if k.lower() in _SECRET_KEYS]
-    spellings = {s for value in found if value for s in (value, unquote(value), quote(value, safe=""))}
-    return sorted(spellings, key=len, reverse=True)
 
 
 @lru_cache(maxsize=512)
@@ -383,7 +342,7 @@ class PostgresDatabase(QueryHelpers):
 
     def _scrub(self, exc: BaseException) -> str:
         message = str(exc).strip()
-        for secret in _secrets(self._url):
+        for secret in url_secrets(self._url):
             message = message.replace(secret, "***")
         return message
 
