@@ -1456,3 +1456,45 @@ def test_stored_text_cannot_forge_a_context_line(backend, clock):
     assert not [line for line in lines if line.startswith("persona:") or line.startswith("recent: user: I am bob")]
     assert "ROOT_ADMIN" in context  # still what the user said, quoted on its own line
     assert any(line.startswith("memory(") for line in lines) and any(line.startswith("summary: ") for line in lines)
+
+
+# -- the declared hooks: what a store does for a transaction ---------------------------------------
+
+def test_every_built_in_store_declares_its_transaction_hooks(backend, clock):
+    """The storage contract calls hooks a store declares (``StoreHooks``), never ones it guesses
+    at by name; a built-in store declares them, on every backend."""
+    from v2_memory.storage.vector_store import StoreHooks, hooks_of
+
+    with backend.open(clock=clock) as memory:
+        assert isinstance(memory.store, StoreHooks) and hooks_of(memory.store) is memory.store
+        assert memory.storage.hooks is memory.store
+
+
+class _PlainStore:
+    """A plugged-in store that knows nothing of transactions: the ``VectorStore`` methods only."""
+
+    def __init__(self) -> None:
+        from v2_memory.storage.json_store import JsonVectorStore
+        self._inner = JsonVectorStore(None)
+
+    def __getattr__(self, name):
+        if name in {"batch", "undo_last_append", "rolled_back", "drop_records_after", "last_id", "get_many",
+                    "path", "created", "db", "recovers_by_mark"}:
+            raise AttributeError(name)  # none of the hooks, so the defaults must serve
+        return getattr(self._inner, name)
+
+
+def test_a_plugged_in_store_without_hooks_gets_the_declared_defaults(clock):
+    from v2_memory import MemoryManager
+    from v2_memory.storage.vector_store import StoreHooks
+
+    plain = _PlainStore()
+    with MemoryManager(store=plain, clock=clock) as memory:
+        assert memory.store is plain and type(memory.storage.hooks) is not type(plain)
+        assert isinstance(memory.storage.hooks, StoreHooks) and memory.storage.hooks.path is None
+        with memory.batch():
+            first = memory.add(Message("user", "I keep bees on the roof", "ann")).record_id
+            memory.add(Message("user", "The hives face south", "ann"))
+        assert memory.storage.hooks.get_many([first, 999]) == {first: plain.get(first)}
+        assert "bees" in memory.build_context("bees roof", "ann")
+        assert memory.erase_user("ann").store == 2 and plain.records("ann") == []

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState, Message
 from ..storage.ledger import Ledger
+from ..storage.vector_store import hooks_of
 from .admission import ReadContext
 from .identifiers import look_alike
 from .router import Route
@@ -50,7 +51,7 @@ class TrackView:
             return [SummaryEntry(rid, True) for rid in covers]
         covers = covers[-SUMMARY_HORIZON:]  # a read judges (and a summary stands for) the latest ones only
         ids = [rid for rid in covers if rid is not None]
-        records = _get_many(self.store, ids)
+        records = hooks_of(self.store).get_many(ids)
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
                            task_state=lambda tid: self.task_state(scope, tid), scope=scope)
@@ -103,10 +104,3 @@ class TrackView:
             return message.task_id == task_id
         return True
 
-
-def _get_many(store: Any, record_ids: list[int]) -> dict[int, dict]:
-    """Records by id: in one query where the store can (``get_many``), else one ``get`` each."""
-    get_many = getattr(store, "get_many", None)
-    if get_many is not None:
-        return get_many(record_ids)
-    return {rid: record for rid in record_ids if (record := store.get(rid)) is not None}

@@ -26,6 +26,7 @@ from typing import Any
 from .audit_log import AuditLog
 from .contract import Storage
 from .database import StateDatabase
+from .vector_store import hooks_of
 from ..errors import StoreCorruptError, StorePathError
 from ..lru import DEFAULT_CACHE_USERS
 from .urls import URL_SCHEMES, mask_url
@@ -231,8 +232,8 @@ def _abandon(records: Any, db: StateDatabase | None) -> None:
         if db.created and db.path is not None:
             for path in db.files():
                 path.unlink(missing_ok=True)
-    records_path = getattr(records, "path", None)
-    created = getattr(records, "created", False)
+    hooks = hooks_of(records)
+    records_path, created = hooks.path, hooks.created
     records.close()
     if created and records_path is not None:
         records_path.unlink(missing_ok=True)

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator
 from ..diagnostics import logger, warn
 from ..errors import StoreError, StoreInconsistentError
 from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record, records_named
-from .vector_store import VectorStore
+from .vector_store import VectorStore, hooks_of
 from .database import StateDatabase, consistent_reads
 from .ledger import Ledger, scope_key
 from . import portable
@@ -95,7 +95,8 @@ class Storage:
         self._logged_through = 0
         self._to_delete: int | None = None
         # Records in the state database itself (SQLite) commit with everything else; a file does not.
-        self.records_in_database = getattr(records, "db", None) is db
+        self.hooks = hooks_of(records)  # what the store does for a transaction (``vector_store.py``)
+        self.records_in_database = self.hooks.db is db
         self.ledger = Ledger(db, ids_reused=not self.records_in_database)
         self.tracks = TrackTables(db)
         self.vectors = VectorTable(db)
@@ -113,8 +114,7 @@ class Storage:
         check is skipped, since another process may fill a database this open found empty."""
         if self.records_in_database:
             return
-        store_new = getattr(self.records, "created", False)
-        store_path = getattr(self.records, "path", None)
+        store_new, store_path = self.hooks.created, self.hooks.path
         mark = self.db.meta(COMMIT_MARK)
         if self.db.created and not store_new and len(self.records.all_records()) and not adopt_store:
             raise StoreInconsistentError(
@@ -137,7 +137,7 @@ class Storage:
         error, and no record is dropped: a state database restored from an older backup would
         otherwise delete every record added since it, and a file cut short would hand the lost
         records' ids out again."""
-        where = getattr(self.records, "path", None)
+        where = self.hooks.path
         if self.records.last_id < mark:
             raise StoreInconsistentError(
                 f"the state database {self.db.path} committed records up to id {mark}, but the store file "
@@ -167,10 +167,9 @@ class Storage:
     def _recover(self) -> None:
         """Finish what a crash interrupted: uncommitted records out, outbox flushed, erasures done."""
         mark = self.db.meta(COMMIT_MARK)
-        drop = getattr(self.records, "drop_records_after", None)
-        if mark is not None and drop is not None:
+        if mark is not None and self.hooks.recovers_by_mark:
             self._check_past_mark(int(mark))
-            dropped = drop(int(mark))
+            dropped = self.hooks.drop_records_after(int(mark))
             if dropped:
                 warn(f"dropped {len(dropped)} record(s) (ids {dropped[0]}..{dropped[-1]}) appended by an "
                      "add or a batch that was interrupted before it committed; it was never acknowledged",
@@ -185,7 +184,7 @@ class Storage:
     def _set_mark(self) -> None:
         if self.records_in_database:
             return  # committed with everything else: no mark needed
-        last = getattr(self.records, "last_id", None)
+        last = self.hooks.last_id
         if last is not None and self.db.meta(COMMIT_MARK) != str(last):
             self.db.set_meta(COMMIT_MARK, str(last))
 
@@ -194,23 +193,20 @@ class Storage:
     def transaction(self) -> Iterator[Storage]:
         """One block of changes to every track: all committed together, or none."""
         outer = not self.db.in_transaction
-        batch = getattr(self.records, "batch", None)
         appended, emptied = False, None
         try:
             with self.db.transaction():
-                with batch() if outer and batch is not None else nullcontext():
+                with self.hooks.batch() if outer else nullcontext():
                     yield self
                 appended = outer
                 if outer:
                     self._set_mark()  # in the same COMMIT as everything else
                     emptied = self._empty_outbox()
         except BaseException:
-            undo = getattr(self.records, "undo_last_append", None)
-            if appended and undo is not None:
-                undo()  # the records went to the file, but the COMMIT failed
-            rolled_back = getattr(self.records, "rolled_back", None)
-            if outer and rolled_back is not None:
-                rolled_back()  # a store that caches rows must forget those that were never committed
+            if appended:
+                self.hooks.undo_last_append()  # the records went to the file, but the COMMIT failed
+            if outer:
+                self.hooks.rolled_back()  # a store that caches rows must forget those that were never committed
             if outer:
                 self._done.clear()  # rolled back: none of it happened
                 self.tracks.rolled_back()
@@ -363,7 +359,7 @@ class Storage:
         """Fill this (empty) storage with another's ``export()``, in one transaction."""
         if portable.holds_data(self):
             raise StoreInconsistentError("the target already holds data; migrate only into an empty store",
-                                         path=getattr(self.records, "path", None))
+                                         path=self.hooks.path)
         portable.import_(self, items)
 
     def counts(self) -> dict[str, int]:
@@ -414,7 +410,7 @@ class Storage:
     @property
     def where(self) -> Path | str:
         """Where the store lives: the record file, the state database, or a server's masked URL."""
-        return getattr(self.records, "path", None) or self.db.where
+        return self.hooks.path or self.db.where
 
     @property
     def closed_reason(self) -> str | None:

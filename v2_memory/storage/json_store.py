@@ -38,7 +38,7 @@ from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
 from ..retrieval.index import Bm25Index, UserIndex
-from .vector_store import check_search, new_record
+from .vector_store import StoreHooks, check_search, new_record
 from .record_log import RecordLog, encode_record
 
 __all__ = ["JsonVectorStore"]
@@ -69,7 +69,7 @@ class _Partition:
         return self.index
 
 
-class JsonVectorStore:
+class JsonVectorStore(StoreHooks):
     """Per-user lexical store persisted as an append-only JSON Lines log.
 
     ``path=None`` keeps everything in memory. ``fsync=True`` makes every acknowledged add
@@ -81,6 +81,8 @@ class JsonVectorStore:
     An optional ``tenant_id`` widens the boundary: the same user id under two tenants is two
     people, each with their own partition.
     """
+
+    recovers_by_mark = True  # the file is outside the state database: a crash can leave uncommitted records
 
     def __init__(self, path: Path | str | None = "memory_store.json", *, fsync: bool = False,
                  read_only: bool = False, scorer: str | Scorer | None = None) -> None:

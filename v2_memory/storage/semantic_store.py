@@ -31,7 +31,7 @@ from ..messages import Hit
 from ..retrieval.embedder import Embedder, EmbedderError, EmbedderMismatchError, check_embedder, embed, signature
 from ..retrieval.hybrid import Fusion, fuse
 from ..retrieval.semantic import SemanticIndex
-from .vector_store import check_search, new_record
+from .vector_store import StoreHooks, check_search, hooks_of, new_record
 from .ledger import scope_key
 from .vectors import VectorTable
 
@@ -55,7 +55,7 @@ def open_semantic(storage: Any, embedder: Embedder | None, rebuild: bool, cache_
         raise
 
 
-class SemanticStore:
+class SemanticStore(StoreHooks):
     """A ``VectorStore`` (wrapping ``store``) that keeps each record's vector in ``vectors``."""
 
     def __init__(self, store: Any, vectors: VectorTable, embedder: Embedder, fusion: Fusion | None = None, *,
@@ -155,10 +155,7 @@ class SemanticStore:
         return self._query[1]
 
     def _records(self, record_ids: list[int]) -> dict[int, dict[str, Any]]:
-        get_many = getattr(self.store, "get_many", None)
-        if get_many is not None:
-            return get_many(record_ids)
-        return {rid: record for rid in record_ids if (record := self.store.get(rid)) is not None}
+        return hooks_of(self.store).get_many(record_ids)
 
     def _index(self, scope: Scope) -> SemanticIndex:
         """The scope's vectors, current: new rows appended, or everything read again after a delete."""

@@ -33,7 +33,7 @@ from ..messages import Hit
 from ..retrieval.scorers import Scorer, resolve_scorer
 from ..validation import require_scope
 from .audit_log import MAX_EVENTS, AuditEvent, DamagedLine, EventBound, encode_event, mentions_record
-from .vector_store import check_search, new_record
+from .vector_store import StoreHooks, check_search, new_record
 from .database import StateDatabase
 from .json_store import _checked_import, _Partition
 from .ledger import scope_key
@@ -65,7 +65,7 @@ def _record(row: tuple) -> dict[str, Any]:
     return record
 
 
-class SqliteVectorStore:
+class SqliteVectorStore(StoreHooks):
     """A ``VectorStore`` over the ``records`` table of a ``StateDatabase``, cached per user."""
 
     def __init__(self, db: StateDatabase, *, scorer: str | Scorer | None = None,

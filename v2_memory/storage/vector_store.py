@@ -7,13 +7,14 @@ asked about.
 """
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Iterable, Protocol, runtime_checkable
 
 from ..messages import Hit
 from ..validation import check_threshold, check_top_k, require_scope, require_text
 
-__all__ = ["VectorStore", "new_record", "check_search", "RESERVED_FIELDS"]
+__all__ = ["VectorStore", "StoreHooks", "hooks_of", "get_many", "new_record", "check_search", "RESERVED_FIELDS"]
 
 RESERVED_FIELDS = frozenset({"record_id", "user_id", "role", "content", "tenant_id", "index_text"})
 
@@ -61,6 +62,70 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Release file handles."""
+
+
+class StoreHooks:
+    """What a store does for a ``Storage`` transaction beyond the ``VectorStore`` protocol, declared
+    once, with the behaviour of a store that does none of it. The built-in stores subclass it and
+    override what they do; a plugged-in store that does not gets these defaults (``hooks_of``).
+
+        batch()                  the block's adds wait and are written at its end (JSON: one append)
+        undo_last_append()       the COMMIT failed after the block's records were appended: cut them
+        rolled_back()            the block rolled back: forget any rows cached from it
+        recovers_by_mark         records past the commit mark can be dropped after a crash ...
+        drop_records_after(id)   ... by this (JSON: the file is outside the state database)
+        last_id                  the highest id handed out (the commit mark), None if not known
+        path, created            the record file, and whether this open created it
+        db                       the state database the records live in (SQLite, PostgreSQL), if any
+        get_many(ids)            records by id, in one query where the store can
+    """
+
+    created: bool = False
+    db: Any = None
+    recovers_by_mark: bool = False
+
+    @property
+    def path(self) -> Path | None:
+        return None
+
+    @property
+    def last_id(self) -> int | None:
+        return None
+
+    def batch(self) -> AbstractContextManager[Any]:
+        return nullcontext(self)
+
+    def undo_last_append(self) -> None:
+        return None
+
+    def rolled_back(self) -> None:
+        return None
+
+    def drop_records_after(self, record_id: int) -> list[int]:
+        return []
+
+    def get_many(self, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+        return get_many(self, record_ids)
+
+
+class _NoHooks(StoreHooks):
+    """The defaults, for a plugged-in store that declares none of the hooks."""
+
+    def __init__(self, store: VectorStore) -> None:
+        self._store = store
+
+    def get_many(self, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+        return get_many(self._store, record_ids)
+
+
+def hooks_of(store: Any) -> StoreHooks:
+    """The store's transaction hooks: the store itself when it declares them, else the defaults."""
+    return store if isinstance(store, StoreHooks) else _NoHooks(store)
+
+
+def get_many(store: Any, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """Records by id through ``get``, one at a time (what a store without a bulk read does)."""
+    return {rid: record for rid in record_ids if (record := store.get(rid)) is not None}
 
 
 def new_record(user_id: str, role: str, content: str, tenant_id: str | None, index_text: str | None,
