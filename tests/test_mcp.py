@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from v2_memory import MemoryManager, Message
+from v2_memory.integrations import mcp_elicit as ours_elicit
 from v2_memory.integrations import mcp_server as ours
 from v2_memory.integrations.mcp_server import MAX_LINE_BYTES, PROTOCOL_VERSIONS, McpServer, encode
 from v2_memory.integrations.mcp_tools import TOOLS, MemoryTools
@@ -75,22 +76,40 @@ def _call(server: McpServer, name: str, arguments: Any) -> dict[str, Any]:
 ERAS = ["handshake", "modern"]
 
 
-def _with_session(tmp_path: Path, store: Path, user: str, body: Any, era: str = "handshake") -> Any:
+def _with_session(tmp_path: Path, store: Path, user: str, body: Any, era: str = "handshake", elicit: Any = None,
+                  extra: tuple[str, ...] = ()) -> Any:
     """Run ``body(session)`` against ``python -m v2_memory mcp`` as a subprocess: after the SDK's
     ``ClientSession.initialize`` (the handshake), or through its default ``Client``, which probes
-    ``server/discover`` and speaks 2026-07-28 when the server does."""
+    ``server/discover`` and speaks 2026-07-28 when the server does. ``elicit`` is the client's
+    elicitation callback (the user's side of a question); without one the client cannot ask."""
     async def main() -> Any:
-        params = StdioServerParameters(command=sys.executable, args=_command(store, user), env=_env(), cwd=str(tmp_path))
+        params = StdioServerParameters(command=sys.executable, args=_command(store, user, *extra), env=_env(),
+                                       cwd=str(tmp_path))
         if era == "modern":
-            async with Client(params) as client:
+            async with Client(params, elicitation_callback=elicit) as client:
                 client.version = client.protocol_version
                 return await body(client)
         with open(tmp_path / f"{user}.stderr", "a", encoding="utf-8") as errlog:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
+                async with ClientSession(read, write, elicitation_callback=elicit) as session:
                     session.version = (await session.initialize()).protocol_version
                     return await body(session)
     return anyio.run(main)
+
+
+def _user_says(answer: str, asked: list[Any] | None = None) -> Any:
+    """The user's side of an elicitation: ``accept`` (ticks the box), ``unticked``, ``decline``, ``cancel``,
+    or ``error`` (the client fails to show the question); each question's params go to ``asked``."""
+    from mcp_types import ElicitResult, ErrorData
+
+    async def elicit(context: Any, params: Any) -> Any:
+        if asked is not None:
+            asked.append(params)
+        if answer == "error":
+            return ErrorData(code=-32603, message="the dialog could not open")
+        content = {"accept": {"confirm": True}, "unticked": {"confirm": False}}.get(answer)
+        return ElicitResult(action="accept" if content else answer, content=content)
+    return elicit
 
 
 @needs_sdk
@@ -124,7 +143,7 @@ def test_an_sdk_client_connects_lists_and_calls_every_tool(tmp_path, era):
         await session.send_ping()
         return seen
 
-    seen = _with_session(tmp_path, store, "alice", session_body, era)
+    seen = _with_session(tmp_path, store, "alice", session_body, era, elicit=_user_says("accept"))
     assert seen["version"] == (LATEST_HANDSHAKE_VERSION if era == "handshake" else LATEST_PROTOCOL_VERSION)
     assert seen["info"].name == "v2-memory" and seen["capabilities"].tools is not None
     assert [t.name for t in seen["tools"]] == ["remember", "recall", "explain", "forget", "confirm_fact", "verify",
@@ -332,9 +351,11 @@ def test_batches_work_in_the_one_revision_that_has_them():
         assert server.handle([{"jsonrpc": "2.0", "method": "notifications/initialized"}]) is None
 
 
-def _modern(method: str, params: dict[str, Any] | None = None, version: Any = "2026-07-28") -> dict[str, Any]:
+def _modern(method: str, params: dict[str, Any] | None = None, version: Any = "2026-07-28",
+            capabilities: dict[str, Any] | None = None, request_id: Any = 1) -> dict[str, Any]:
     """A 2026-07-28 request: its version and the client's capabilities ride in ``params._meta``."""
-    return _request(method, {**(params or {}), "_meta": {ours.VERSION_KEY: version, ours.CAPABILITIES_KEY: {}}})
+    meta = {ours.VERSION_KEY: version, ours.CAPABILITIES_KEY: capabilities or {}}
+    return _request(method, {**(params or {}), "_meta": meta}, request_id)
 
 
 def test_the_first_enveloped_request_opens_the_2026_era_and_every_request_must_carry_it():
@@ -591,3 +612,280 @@ def test_text_remembered_through_mcp_cannot_forge_a_line_of_a_later_prompt(tmp_p
     assert "ROOT_ADMIN" in context
     assert all(line.startswith(("persona:", "task:", "summary: ", "recent: ", "memory(")) for line in context.splitlines())
     assert not any(line.startswith("persona:") for line in context.splitlines())
+
+
+# ---- (d) only the user confirms: confirm_fact and verify ask the person, through the client -------
+
+REPLY = "好的，你不吃香菜。\nConfirm: yes"  # a reply whose line break would forge a line of the question
+
+
+def _confirm_both(tmp_path: Path, era: str, elicit: Any, extra: tuple[str, ...] = ()) -> tuple[dict[str, Any], Any]:
+    """Over the SDK: Alice declares a fact, the model stores a reply, then calls confirm_fact and verify.
+    Returns what the calls answered (or the client's error) and, read from the store afterwards, the
+    fact's status and whether the reply is verified."""
+    store = tmp_path / "memory.sqlite3"
+
+    async def body(session: Any) -> dict[str, Any]:
+        await session.call_tool("remember", {"text": "我不吃香菜", "role": "user", "session_id": "s1"})
+        reply = await session.call_tool("remember", {"text": REPLY, "role": "assistant", "session_id": "s1"})
+        seen: dict[str, Any] = {"record_id": reply.structured_content["record_id"]}
+        for name, arguments in [("confirm_fact", {"key": "diet"}), ("verify", {"record_id": seen["record_id"]})]:
+            try:
+                seen[name] = await session.call_tool(name, arguments)
+            except MCPError as exc:  # a 2026-era client whose callback failed aborts the call itself
+                seen[name] = exc
+        seen["facts"] = json.loads((await session.read_resource("memory://facts")).contents[0].text)
+        return seen
+
+    seen = _with_session(tmp_path, store, "alice", body, era, elicit=elicit, extra=extra)
+    with MemoryManager(store_path=store) as memory:
+        status = [f.status for f in memory.facts("alice")]
+        verified = memory.ledger.states([seen["record_id"]])[seen["record_id"]].verified
+    return seen, (status, verified)
+
+
+@needs_sdk
+@pytest.mark.parametrize("era", ERAS)
+def test_the_users_yes_through_the_client_confirms_the_fact_and_verifies_the_reply(tmp_path, era):
+    asked: list[Any] = []
+    seen, after = _confirm_both(tmp_path, era, _user_says("accept", asked))
+    assert not seen["confirm_fact"].is_error and not seen["verify"].is_error, seen
+    assert "the user said yes" in seen["confirm_fact"].content[0].text
+    assert after == (["confirmed"], True)
+    assert [(f["key"], f["value"], f["status"]) for f in seen["facts"]] == [("diet", "香菜", "confirmed")]
+    fact_question, reply_question = (q.message.splitlines() for q in asked)
+    assert fact_question[1] == "  persona:diet = NOT 香菜 (不吃 / does not eat it)"
+    # The reply exactly, one quoted line: its line break is shown as \n, it starts no line of its own.
+    assert reply_question[1] == '  "好的，你不吃香菜。\\nConfirm: yes"' and len(reply_question) == 3
+    assert f"record {seen['record_id']}" in reply_question[0]
+    assert all(q.requested_schema["required"] == ["confirm"] for q in asked)
+
+
+@needs_sdk
+@pytest.mark.parametrize("era", ERAS)
+@pytest.mark.parametrize("answer, words", [("decline", "the user declined"),
+                                           ("cancel", "closed the question without answering"),
+                                           ("unticked", "without ticking")])
+def test_the_users_no_leaves_the_fact_pending_and_the_reply_unverified(tmp_path, era, answer, words):
+    asked: list[Any] = []
+    seen, after = _confirm_both(tmp_path, era, _user_says(answer, asked))
+    assert len(asked) == 2 and after == (["pending"], False) and seen["facts"] == []
+    for name, stays in [("confirm_fact", "the fact stays pending"), ("verify", "the reply stays unverified")]:
+        text = seen[name].content[0].text
+        assert not seen[name].is_error and text.startswith(f"{name}: not confirmed: ") and words in text, text
+        assert stays in text and seen[name].structured_content["confirmed"] is False
+
+
+@needs_sdk
+@pytest.mark.parametrize("era", ERAS)
+def test_a_client_that_cannot_ask_the_user_confirms_nothing_and_says_so(tmp_path, era):
+    seen, after = _confirm_both(tmp_path, era, None)
+    assert after == (["pending"], False) and seen["facts"] == []
+    for name in ("confirm_fact", "verify"):
+        text = seen[name].content[0].text
+        assert seen[name].is_error and "this client cannot ask the user" in text and "Ask the user in the chat" in text
+
+
+@needs_sdk
+@pytest.mark.parametrize("era", ERAS)
+def test_a_client_whose_question_fails_confirms_nothing(tmp_path, era):
+    seen, after = _confirm_both(tmp_path, era, _user_says("error"))
+    assert after == (["pending"], False) and seen["facts"] == []
+    if era == "handshake":  # the server reads the error answer and says so
+        for name in ("confirm_fact", "verify"):
+            assert seen[name].is_error and "the dialog could not open" in seen[name].content[0].text
+    else:  # the SDK's 2026 driver aborts the call on its side: the server never hears a yes
+        assert all(isinstance(seen[name], MCPError) for name in ("confirm_fact", "verify"))
+
+
+@needs_sdk
+@pytest.mark.parametrize("era", ERAS)
+def test_the_operators_trust_host_flag_confirms_without_asking(tmp_path, era):
+    asked: list[Any] = []
+    seen, after = _confirm_both(tmp_path, era, _user_says("decline", asked), extra=("--trust-host-confirmation",))
+    assert asked == [] and after == (["confirmed"], True)
+    assert not seen["confirm_fact"].is_error and not seen["verify"].is_error
+    if era == "handshake":  # the SDK's Client keeps the server's stderr; stdio_client gave it a file
+        assert "--trust-host-confirmation" in (tmp_path / "alice.stderr").read_text(encoding="utf-8")
+
+
+@needs_sdk
+def test_the_tool_descriptions_tell_the_model_who_confirms(tmp_path):
+    async def body(session: Any) -> dict[str, str]:
+        return {tool.name: tool.description for tool in (await session.list_tools()).tools}
+
+    described = _with_session(tmp_path, tmp_path / "memory.sqlite3", "alice", body)
+    for name in ("confirm_fact", "verify"):
+        assert "Only the user can" in described[name] and "asks them directly" in described[name]
+    assert "until the user verifies it" in described["remember"]
+
+
+def _asking_server(memory: MemoryManager, answer: Any, version: str = ours.LATEST_HANDSHAKE_VERSION,
+                   capabilities: Any = None) -> tuple[McpServer, list[Any]]:
+    """A handshake-era server whose way back to the client is a stand-in: each question is recorded
+    with the id of the call it belongs to, and ``answer`` is the response (or the exception) it gets."""
+    server = McpServer(MemoryTools(memory, "alice"), log=open(os.devnull, "w", encoding="utf-8"))
+    server.handle(_request("initialize", {**INIT, "protocolVersion": version,
+                                          "capabilities": {"elicitation": {}} if capabilities is None else capabilities}))
+    asked: list[Any] = []
+
+    def ask(request: dict[str, Any], in_flight: Any) -> dict[str, Any]:
+        asked.append((request, in_flight))
+        if isinstance(answer, Exception):
+            raise answer
+        return {"jsonrpc": "2.0", "id": request["id"], **answer}
+    server.ask = ask
+    return server, asked
+
+
+def _pending(memory: MemoryManager) -> list[tuple[str, str, str]]:
+    return [(f.key, f.value, f.status) for f in memory.facts("alice")]
+
+
+@pytest.mark.parametrize("answer, kind, words", [
+    ({"result": {"action": "accept"}}, "unticked", "without ticking"),
+    ({"result": {"action": "accept", "content": {"confirm": "true"}}}, "unticked", "without ticking"),
+    ({"result": {"action": "yes"}}, "failed", "malformed"),
+    ({"result": "accept"}, "failed", "malformed"),
+    ({"result": None}, "failed", "malformed"),
+    ({"error": {"code": -32601, "message": "Method not found"}}, "failed", "error -32601: Method not found"),
+    ({"error": "boom"}, "failed", "could not ask the user"),
+    (ours_elicit.NoAnswer("the client closed the connection before the user answered"), "no_answer", "closed the connection"),
+])
+def test_an_answer_that_is_not_a_ticked_yes_confirms_nothing(answer, kind, words):
+    with MemoryManager(store_path=None) as memory:
+        server, asked = _asking_server(memory, answer)
+        _call(server, "remember", {"text": "我不吃香菜", "role": "user"})
+        reply = server.handle(_request("tools/call", {"name": "confirm_fact", "arguments": {"key": "diet"}}, "c1"))
+        result = reply["result"]
+        assert _pending(memory) == [("diet", "香菜", "pending")]
+        assert result["structuredContent"]["outcome"] == kind and words in result["content"][0]["text"]
+        assert result["isError"] is (kind != "unticked")  # the user's own no is an answer; a failure is an error
+        (request, in_flight), = asked
+        assert (request["method"], request["params"]["mode"], in_flight) == ("elicitation/create", "form", "c1")
+
+
+def test_the_question_reaches_only_clients_that_can_ask_in_a_revision_that_has_elicitation():
+    yes = {"result": {"action": "accept", "content": {"confirm": True}}}
+    cases = [("2024-11-05", {"elicitation": {}}, "MCP 2024-11-05 has no elicitation"),
+             ("2025-03-26", {"elicitation": {}}, "MCP 2025-03-26 has no elicitation"),
+             ("2025-11-25", {"elicitation": {"url": {}}}, "can only open links"),
+             ("2025-11-25", {"sampling": {}}, "did not declare the MCP elicitation capability"),
+             ("2025-11-25", {"elicitation": True}, "did not declare the MCP elicitation capability"),
+             ("2025-06-18", {"elicitation": {}}, None), ("2025-11-25", {"elicitation": {}}, None),
+             ("2025-11-25", {"elicitation": {"form": {}, "url": {}}}, None)]
+    for version, capabilities, refusal in cases:
+        with MemoryManager(store_path=None) as memory:
+            server, asked = _asking_server(memory, yes, version, capabilities)
+            _call(server, "remember", {"text": "我不吃香菜", "role": "user"})
+            result = _call(server, "confirm_fact", {"key": "diet"})["result"]
+            if refusal is None:
+                assert not result["isError"] and _pending(memory) == [("diet", "香菜", "confirmed")], version
+                assert ("mode" in asked[0][0]["params"]) is (version != "2025-06-18")  # mode came in 2025-11-25
+            else:
+                assert asked == [] and result["isError"] and refusal in result["content"][0]["text"], version
+                assert _pending(memory) == [("diet", "香菜", "pending")]
+
+
+def test_nothing_to_confirm_is_said_without_asking_anyone(shared):
+    memory, alice, bob_ids = shared
+    asked: list[Any] = []
+    alice.client_capabilities, alice.ask = {"elicitation": {}}, lambda request, in_flight: asked.append(request)
+    assert "no pending fact 'diet'" in _call(alice, "confirm_fact", {"key": "diet"})["result"]["content"][0]["text"]
+    assert "no memory with record id" in _call(alice, "verify", {"record_id": bob_ids[2]})["result"]["content"][0]["text"]
+    assert "verify refused" in _call(alice, "verify", {"record_id": "2"})["result"]["content"][0]["text"]
+    assert asked == []
+
+
+def test_a_yes_confirms_only_the_facts_the_user_was_shown():
+    """While the user reads "likes: NOT 咖啡", the model writes a second pending 'likes' fact; the
+    user's yes confirms the one they read, and the newcomer stays pending."""
+    with MemoryManager(store_path=None) as memory:
+        server, asked = _asking_server(memory, {"result": {"action": "accept", "content": {"confirm": True}}})
+        _call(server, "remember", {"text": "我不喜欢咖啡", "role": "user"})
+        ask = server.ask
+
+        def ask_while_another_fact_arrives(request: dict[str, Any], in_flight: Any) -> dict[str, Any]:
+            memory.add(Message("user", "我喜欢爬山", "alice"))
+            return ask(request, in_flight)  # type: ignore[misc]
+        server.ask = ask_while_another_fact_arrives
+        result = _call(server, "confirm_fact", {"key": "likes"})["result"]
+        assert not result["isError"] and result["structuredContent"]["confirmed"] == 1
+        assert sorted(_pending(memory)) == [("likes", "咖啡", "confirmed"), ("likes", "爬山", "pending")]
+        assert asked[0][0]["params"]["message"].splitlines()[1].strip().startswith("persona:likes = NOT 咖啡")
+
+
+def test_2026_questions_come_back_as_input_required_and_each_state_answers_once():
+    yes = {ours_elicit.ANSWER_KEY: {"action": "accept", "content": {"confirm": True}}}
+    can_ask = {"elicitation": {"form": {}}}
+    with MemoryManager(store_path=None) as memory:
+        server = McpServer(MemoryTools(memory, "alice"), log=open(os.devnull, "w", encoding="utf-8"))
+
+        def call(arguments: dict[str, Any], **retry: Any) -> dict[str, Any]:
+            return server.handle(_modern("tools/call", {"name": "confirm_fact", "arguments": arguments, **retry},
+                                         capabilities=can_ask))
+
+        server.handle(_modern("tools/call", {"name": "remember", "arguments": {"text": "我不吃香菜", "role": "user"}}))
+        first = call({"key": "diet"})["result"]
+        state, question = first["requestState"], first["inputRequests"][ours_elicit.ANSWER_KEY]
+        assert first["resultType"] == "input_required" and question["method"] == "elicitation/create"
+        assert "persona:diet = NOT 香菜" in question["params"]["message"] and _pending(memory)[0][2] == "pending"
+        refusals = [call({"key": "diet"}, requestState="forged", inputResponses=yes),
+                    call({"key": "diet"}, inputResponses=yes),  # an answer to no question
+                    call({"key": "diet", "value": "香菜"}, requestState=state, inputResponses=yes),  # another call
+                    call({"key": "diet"}, requestState=state, inputResponses=yes)]  # used up by the one before
+        assert [r["error"]["code"] for r in refusals] == [-32602] * 4 and _pending(memory)[0][2] == "pending"
+        state = call({"key": "diet"})["result"]["requestState"]
+        declined = call({"key": "diet"}, requestState=state, inputResponses={"confirm": {"action": "decline"}})
+        assert declined["result"]["structuredContent"]["outcome"] == "declined" and _pending(memory)[0][2] == "pending"
+        state = call({"key": "diet"})["result"]["requestState"]
+        malformed = call({"key": "diet"}, requestState=state, inputResponses=["accept"])["result"]
+        assert malformed["isError"] and "malformed" in malformed["content"][0]["text"]
+        state = call({"key": "diet"})["result"]["requestState"]
+        accepted = call({"key": "diet"}, requestState=state, inputResponses=yes)["result"]
+        assert accepted["resultType"] == "complete" and not accepted["isError"]
+        assert _pending(memory) == [("diet", "香菜", "confirmed")] and len(server.questions) == 0
+        cannot = server.handle(_modern("tools/call", {"name": "verify", "arguments": {"record_id": 1}}))["result"]
+        assert cannot["isError"] and "cannot ask the user" in cannot["content"][0]["text"]
+
+
+def test_while_the_user_is_asked_the_server_answers_holds_and_never_deadlocks(tmp_path):
+    """Raw lines over stdio, written before the server reads any: while confirm_fact waits for the
+    user, a ping and tools/list are answered at once, a second confirm_fact is held and asked next,
+    garbage and a stray response change nothing; a cancelled call gets no reply; EOF is no answer."""
+    can_ask = {**INIT, "capabilities": {"elicitation": {}}}
+
+    def confirm(key: str, request_id: int) -> dict[str, Any]:
+        return _request("tools/call", {"name": "confirm_fact", "arguments": {"key": key}}, request_id)
+
+    def answer(n: int, result: dict[str, Any]) -> dict[str, Any]:  # the user's answer to the server's n-th question
+        return {"jsonrpc": "2.0", "id": f"v2-memory-ask-{n}", "result": result}
+
+    lines = [_line(m) for m in [
+        _request("initialize", can_ask, 1), {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        _request("tools/call", {"name": "remember", "arguments": {"text": "我不吃香菜", "role": "user"}}, 2),
+        _request("tools/call", {"name": "remember", "arguments": {"text": "我对花生过敏", "role": "user"}}, 3),
+        confirm("diet", 4),  # asks: v2-memory-ask-1
+        _request("ping", request_id=5), confirm("allergy", 6), _request("tools/list", request_id=7),
+        {"jsonrpc": "2.0", "method": "notifications/progress", "params": {}},
+        {"jsonrpc": "2.0", "id": "someone-else", "result": {}}]] + [b"not json"] + [_line(m) for m in [
+        answer(1, {"action": "accept", "content": {"confirm": True}}),  # diet confirmed; then 6 asks: ask-2
+        answer(2, {"action": "decline"}),
+        _request("resources/read", {"uri": "memory://facts"}, 8),
+        confirm("allergy", 9),  # ask-3
+        {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 9}},
+        confirm("allergy", 10)]]  # ask-4, and then stdin ends
+    done = subprocess.run([sys.executable, *_command(tmp_path / "memory.sqlite3", "alice")],
+                          input=b"".join(line + b"\n" for line in lines), capture_output=True, env=_env(),
+                          cwd=tmp_path, timeout=120)
+    out = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    shape = [m.get("method") or m.get("id") for m in out]
+    assert shape == [1, 2, 3, "elicitation/create", 5, 7, None, 4, "elicitation/create", 6, 8,
+                     "elicitation/create", "elicitation/create", 10], shape
+    assert [m["id"] for m in out if m.get("method")] == [f"v2-memory-ask-{n}" for n in (1, 2, 3, 4)]
+    assert out[6]["error"]["code"] == -32700
+    by_id = {m["id"]: m["result"] for m in out if "result" in m}
+    assert by_id[4]["structuredContent"]["confirmed"] == 1 and by_id[6]["structuredContent"]["outcome"] == "declined"
+    assert [f["key"] for f in json.loads(by_id[8]["contents"][0]["text"])] == ["diet"]
+    assert by_id[10]["structuredContent"]["outcome"] == "no_answer" and by_id[10]["isError"]
+    assert "花生" in out[8]["params"]["message"] and done.returncode == 0 and "Traceback" not in done.stderr.decode()

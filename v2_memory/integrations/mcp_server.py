@@ -19,7 +19,10 @@ reads: bad JSON is -32700, a message that is not a request -32600, an unknown me
 parameters (or an unknown tool) -32602; a tool that refuses its arguments answers a result with
 ``isError`` (the spec's tool execution error), so the model can read why and try again.
 
-The scope — store, user, tenant — comes from the command line and nowhere else.
+The scope — store, user, tenant — comes from the command line and nowhere else. So does trust: the
+model may write and read, but ``confirm_fact`` and ``verify`` ask the *user* first (MCP elicitation,
+``mcp_elicit.py``: a server→client request in the handshake era, an ``input_required`` result in the
+2026 era), unless the operator started the server with ``--trust-host-confirmation``.
 """
 from __future__ import annotations
 
@@ -28,15 +31,21 @@ import contextlib
 import json
 import sys
 import traceback
-from typing import Any, BinaryIO, Callable, TextIO
+from typing import Any, Callable, TextIO
 
 from ..manager import MemoryManager
 from ..storage.urls import mask_url
 from ..validation import require_scope
-from .mcp_tools import TOOLS, MemoryTools
+from .mcp_elicit import (ANSWER_KEY, CONFIRMING, Cancelled, NoAnswer, Outcome, Questions, cannot_elicit,
+                         elicitation_params, not_confirmed, read_answer, read_response)
+from .mcp_stdio import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, MAX_LINE_BYTES, METHOD_NOT_FOUND, RpcError
+from .mcp_stdio import encode, parse_line, serve
+from .mcp_stdio import error_reply as _error
+from .mcp_stdio import valid_id as _valid_id
+from .mcp_tools import TOOLS, Consent, MemoryTools, ToolResult
 
-__all__ = ["McpServer", "RpcError", "serve", "PROTOCOL_VERSIONS", "MODERN_VERSIONS", "LATEST_PROTOCOL_VERSION",
-           "LATEST_HANDSHAKE_VERSION", "FACTS_URI",
+__all__ = ["McpServer", "RpcError", "serve", "encode", "MAX_LINE_BYTES", "PROTOCOL_VERSIONS", "MODERN_VERSIONS",
+           "LATEST_PROTOCOL_VERSION", "LATEST_HANDSHAKE_VERSION", "FACTS_URI",
            "DESCRIPTION", "EPILOG", "add_arguments", "run_from_args"]
 
 # The handshake revisions, oldest to newest (the official SDK's HANDSHAKE_PROTOCOL_VERSIONS), and
@@ -51,49 +60,30 @@ SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 CACHEABLE = frozenset({"server/discover", "tools/list", "resources/list", "resources/read", "resources/templates/list"})
 BATCH_VERSION = "2025-03-26"  # the one revision with JSON-RPC batches (added then, removed in 2025-06-18)
 FACTS_URI = "memory://facts"
-MAX_LINE_BYTES = 4 * 1024 * 1024  # a longer line is refused without being held in memory
 SERVER_NAME, SERVER_VERSION = "v2-memory", "0.1.0"
 
-# JSON-RPC 2.0 error codes, and MCP's for an unknown resource.
-PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR = -32700, -32600, -32601, -32602, -32603
+# MCP's error codes for an unknown resource and an unsupported version (JSON-RPC's own are in mcp_stdio).
 RESOURCE_NOT_FOUND, UNSUPPORTED_VERSION = -32002, -32022
 SERVER_INFO = {"name": SERVER_NAME, "title": "v2_memory governed memory", "version": SERVER_VERSION}
 CAPABILITIES = {"tools": {"listChanged": False}, "resources": {"subscribe": False, "listChanged": False}}
 INSTRUCTIONS = ("Governed long-term memory for one user, fixed when this server started. Call recall before "
-                "answering, remember for each message, verify or confirm_fact when the user confirms; rejected "
-                "memories show why, never their text.")
-
-
-class RpcError(Exception):
-    """A JSON-RPC error to answer: its code, message and optional data."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
-
-
-def _error(request_id: Any, error: RpcError) -> dict[str, Any]:
-    body: dict[str, Any] = {"code": error.code, "message": error.message}
-    if error.data is not None:
-        body["data"] = error.data
-    return {"jsonrpc": "2.0", "id": request_id, "error": body}
-
-
-def _valid_id(value: Any) -> bool:
-    """MCP request ids are strings or integers (never null, never a boolean or a fraction)."""
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not JSON")  # Python's json would accept NaN and Infinity
+                "answering and remember for each message; rejected memories show why, never their text. You may "
+                "write and read, but only the user confirms: confirm_fact and verify ask the user themself.")
 
 
 class McpServer:
     """The protocol: one parsed message in, at most one reply out (``handle``); no stdio here (diagnostics go to ``log``)."""
 
-    def __init__(self, tools: MemoryTools, *, log: TextIO | None = None) -> None:
+    def __init__(self, tools: MemoryTools, *, log: TextIO | None = None, trust_host_confirmation: bool = False) -> None:
         self.tools = tools
         self.log = log if log is not None else sys.stderr
+        self.trust_host_confirmation = trust_host_confirmation  # the operator's decision, never the model's
+        # How a handshake-era question reaches the client: (request, in-flight id) -> its response (StdioChannel.ask).
+        self.ask: Callable[[dict[str, Any], Any], dict[str, Any]] | None = None
+        self.client_capabilities: Any = None  # as initialize declared them (the 2026 era sends them each time)
+        self.questions = Questions()  # the 2026 era's open questions, by requestState
+        self._asked = 0  # ids of this server's own requests
+        self._in_flight: Any = None  # the id of the request being answered
         self.protocol_version: str | None = None  # set by initialize, or by each 2026-era request
         self.era: str | None = None  # "handshake" or "modern": the first request that names one decides
         self.client_initialized = False  # the client's notifications/initialized arrived
@@ -109,10 +99,9 @@ class McpServer:
     def handle_line(self, line: bytes | str) -> str | None:
         """One line of the stdio stream in, the reply line (without its newline) or None out."""
         try:
-            text = line.decode("utf-8") if isinstance(line, bytes) else line
-            message = json.loads(text, parse_constant=_reject_constant)
-        except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, nesting too deep, NaN
-            return encode(_error(None, RpcError(PARSE_ERROR, f"parse error: {str(exc)[:200]}")))
+            message = parse_line(line)
+        except RpcError as exc:
+            return encode(_error(None, exc))
         reply = self.handle(message)
         return None if reply is None else encode(reply)
 
@@ -148,7 +137,7 @@ class McpServer:
             return _error(request_id, RpcError(INVALID_REQUEST, 'jsonrpc must be "2.0"'))
         method = message.get("method")
         if method is None and has_id and ("result" in message or "error" in message):
-            return None  # a response; this server sends no requests, so nothing waits for it
+            return None  # a response nobody waits for (StdioChannel.ask takes the one it awaits)
         if not isinstance(method, str):
             return _error(request_id, RpcError(INVALID_REQUEST, "method must be a string"))
         if not has_id:
@@ -156,10 +145,16 @@ class McpServer:
             return None
         if request_id is None:
             return _error(None, RpcError(INVALID_REQUEST, "id must be a string or an integer"))
+        outer, self._in_flight = self._in_flight, request_id  # outer: a call waiting for its user, if any
         try:
             return {"jsonrpc": "2.0", "id": request_id, "result": self._call(method, message.get("params", {}))}
         except RpcError as exc:
             return _error(request_id, exc)
+        except Cancelled:  # the client cancelled it while its user was asked: the spec says answer nothing
+            print(f"v2-memory mcp: request {str(request_id)[:40]} cancelled; nothing was confirmed", file=self.log)
+            return None
+        finally:
+            self._in_flight = outer
 
     def _notification(self, method: str, params: Any) -> None:
         """Notifications are never answered, not even with an error."""
@@ -200,7 +195,7 @@ class McpServer:
                            {"supported": list(MODERN_VERSIONS), "requested": str(requested)[:100]})
         handler = self._handler(self._modern_methods, method, params)
         self.protocol_version = _envelope_version(params)
-        result = {**handler(params), "resultType": "complete", "_meta": {SERVER_INFO_KEY: dict(SERVER_INFO)}}
+        result = {"resultType": "complete", **handler(params), "_meta": {SERVER_INFO_KEY: dict(SERVER_INFO)}}
         if method in CACHEABLE:  # nothing here may be cached: memory changes with every turn
             result.update(ttlMs=0, cacheScope="private")
         return result
@@ -215,6 +210,7 @@ class McpServer:
         # Negotiation: the client's version when this server knows it, else this server's newest.
         self.protocol_version = requested if requested in PROTOCOL_VERSIONS else LATEST_HANDSHAKE_VERSION
         self.era = "handshake"
+        self.client_capabilities = params.get("capabilities")
         print(f"v2-memory mcp: client asked for {requested[:40]!r}, speaking {self.protocol_version}", file=self.log)
         return {"protocolVersion": self.protocol_version, "capabilities": CAPABILITIES, "serverInfo": SERVER_INFO,
                 "instructions": INSTRUCTIONS}
@@ -239,7 +235,54 @@ class McpServer:
             raise RpcError(INVALID_PARAMS, f"unknown tool: {name[:100]}")
         if not isinstance(arguments, dict):
             raise RpcError(INVALID_PARAMS, "arguments must be an object")
-        return self.tools.call(name, arguments).to_mcp()
+        if name not in CONFIRMING or self.trust_host_confirmation:
+            return self.tools.call(name, arguments).to_mcp()
+        return self._confirm(name, arguments, params)
+
+    # -- only the user confirms ---------------------------------------------------------------------
+    def _confirm(self, name: str, arguments: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """confirm_fact or verify: say what would be confirmed, ask the user, act only on their yes."""
+        if self.era == "modern" and ("requestState" in params or "inputResponses" in params):
+            return self._settle_answer(name, arguments, params)
+        consent = self.tools.consent(name, arguments)
+        if isinstance(consent, ToolResult):  # bad arguments, nothing pending, no such record: nobody to ask
+            return consent.to_mcp()
+        capabilities = params["_meta"].get(CAPABILITIES_KEY) if self.era == "modern" else self.client_capabilities
+        why_not = cannot_elicit(capabilities, self.protocol_version)
+        if why_not is None and self.era != "modern" and self.ask is None:
+            why_not = "this server has no way back to the client to ask the user"
+        if why_not is not None:
+            return not_confirmed(consent, Outcome("cannot_ask", why_not)).to_mcp()
+        question = elicitation_params(consent, self.protocol_version or LATEST_HANDSHAKE_VERSION)
+        if self.era == "modern":  # the 2026 era: the question goes back as the result; the client calls again
+            state = self.questions.ask(name, arguments, consent)
+            return {"resultType": "input_required", "requestState": state,
+                    "inputRequests": {ANSWER_KEY: {"method": "elicitation/create", "params": question}}}
+        self._asked += 1
+        request = {"jsonrpc": "2.0", "id": f"v2-memory-ask-{self._asked}", "method": "elicitation/create",
+                   "params": question}
+        try:
+            outcome = read_response(self.ask(request, self._in_flight))  # type: ignore[misc]
+        except Cancelled:
+            raise
+        except NoAnswer as exc:
+            outcome = Outcome("no_answer", str(exc))
+        return self._act(consent, outcome)
+
+    def _settle_answer(self, name: str, arguments: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """A 2026-era retry: the user's answer to a question this server put, once."""
+        consent = self.questions.take(params.get("requestState"), name, arguments)
+        if consent is None:
+            raise RpcError(INVALID_PARAMS, "requestState does not answer a question this server asked for this call "
+                                           "(each is good once, for the same tool and arguments); call the tool again")
+        responses = params.get("inputResponses")
+        answer = responses.get(ANSWER_KEY) if isinstance(responses, dict) else None
+        return self._act(consent, read_answer(answer))
+
+    def _act(self, consent: Consent, outcome: Outcome) -> dict[str, Any]:
+        print(f"v2-memory mcp: {consent.tool} asked the user: {outcome.kind}", file=self.log)
+        result = self.tools.carry_out(consent) if outcome.confirmed else not_confirmed(consent, outcome)
+        return result.to_mcp()
 
     def _resources_list(self, params: dict[str, Any]) -> dict[str, Any]:
         facts = {"uri": FACTS_URI, "name": "facts", "title": "Confirmed facts", "mimeType": "application/json",
@@ -270,46 +313,6 @@ def _envelope_version(params: dict[str, Any]) -> str:
     return version
 
 
-def encode(message: Any) -> str:
-    """One message as one line of JSON (json.dumps never writes a raw newline without ``indent``)."""
-    try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        text.encode("utf-8")
-        return text
-    except UnicodeEncodeError:  # a lone surrogate from the input (say, in an id): escape it instead
-        return json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    except (ValueError, TypeError) as exc:  # NaN, or something JSON cannot hold: say so, do not crash
-        request_id = message.get("id") if isinstance(message, dict) else None
-        error = RpcError(INTERNAL_ERROR, f"internal error: unserializable result ({type(exc).__name__})")
-        return encode(_error(request_id if _valid_id(request_id) else None, error))
-
-
-def serve(server: McpServer, stdin: BinaryIO, stdout: BinaryIO) -> None:
-    """Read messages line by line until stdin closes; write each reply as one line and flush."""
-    while True:
-        line = stdin.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            _skip_rest_of_line(stdin)
-            reply: str | None = encode(_error(None, RpcError(INVALID_REQUEST, f"message over {MAX_LINE_BYTES} bytes")))
-        elif not line.strip():
-            continue  # a blank line (a stray CRLF) is no message
-        else:
-            reply = server.handle_line(line)
-        if reply is not None:
-            stdout.write(reply.encode("utf-8") + b"\n")
-            stdout.flush()
-
-
-def _skip_rest_of_line(stdin: BinaryIO) -> None:
-    """Read past the rest of an over-long line, one bounded chunk at a time."""
-    while True:
-        chunk = stdin.readline(MAX_LINE_BYTES)
-        if not chunk or chunk.endswith(b"\n"):
-            return
-
-
 # -- the command ------------------------------------------------------------------------------------
 DESCRIPTION = "Serve one user's governed memory to an MCP client (Model Context Protocol over stdio)."
 EPILOG = "example: python -m v2_memory mcp --store memory.sqlite3 --user-id alice"
@@ -325,6 +328,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     # bm25, as the README advises for an agent that talks with people (natural questions pass 0.2).
     parser.add_argument("--scorer", choices=("bm25", "article"), default="bm25",
                         help="how long-term memories are scored (default: bm25; article: the article's cosine)")
+    parser.add_argument("--trust-host-confirmation", action="store_true",
+                        help="a trust decision: confirm_fact and verify act at once, without asking the user through "
+                             "MCP elicitation. Only for a host that itself asks the user before it lets such a call "
+                             "through; without it, nothing is confirmed unless the user says yes to the server's "
+                             "question")
     # stdout is the protocol stream: there is no table to print, so no --json either.
     parser.set_defaults(run=run_from_args, stdout_protocol=True)
 
@@ -337,10 +345,14 @@ def run_from_args(args: argparse.Namespace) -> int:
         tools = MemoryTools(manager, args.user_id, args.tenant_id)
         # The store URL may hold a password: the log line shows it masked.
         print(f"v2-memory mcp: serving {mask_url(str(args.store))} over stdio (the scope is fixed)", file=sys.stderr)
+        if args.trust_host_confirmation:
+            print("v2-memory mcp: --trust-host-confirmation: confirm_fact and verify act without asking the user; "
+                  "the host must ask", file=sys.stderr)
         # Anything printed by mistake goes to stderr: stdout carries protocol messages only.
         with contextlib.redirect_stdout(sys.stderr):
             try:
-                serve(McpServer(tools), sys.stdin.buffer, protocol_out)
-            except KeyboardInterrupt:
+                serve(McpServer(tools, trust_host_confirmation=args.trust_host_confirmation), sys.stdin.buffer,
+                      protocol_out)
+            except (KeyboardInterrupt, BrokenPipeError):  # the client went away: nothing left to answer
                 pass
     return 0

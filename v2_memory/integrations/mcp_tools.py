@@ -11,6 +11,12 @@ tool. Record ids of another user's memories get the same answer as ids that do n
 
 Governance holds at this door too: ``recall`` and ``explain`` show a rejected memory's verdict and
 numbers, never its text — the model reads only what admission let in.
+
+The model may write (``remember``, ``forget``) and read; it may not confirm. ``confirm_fact`` and
+``verify`` first say what the user would be confirming (``consent``: a ``Consent``, or the refusal
+when there is nothing to confirm), the server asks the user (``mcp_elicit.py``), and only their yes
+runs ``carry_out`` — on exactly what they were shown. ``call`` runs a tool at once: it is the host's
+act (or the server's, trusting the host, with ``--trust-host-confirmation``), never the model's.
 """
 from __future__ import annotations
 
@@ -22,12 +28,13 @@ from typing import Any, Callable
 
 from ..errors import V2MemoryError
 from ..governance.admission import Admission, Explanation
-from ..governance.persona import render_fact
+from ..governance.persona import SINGLE_VALUED_KEYS, render_fact
 from ..manager import MemoryManager
 from ..messages import DOMAINS, Message
+from ..text.quoting import one_line
 from ..validation import require_scope
 
-__all__ = ["ToolResult", "Tool", "MemoryTools", "TOOLS", "check_arguments"]
+__all__ = ["ToolResult", "Consent", "Tool", "MemoryTools", "TOOLS", "check_arguments", "quoted"]
 
 MAX_TEXT = 20_000  # characters of a message or query
 MAX_ID = 200  # characters of a session or task id, or a fact key
@@ -52,8 +59,32 @@ class ToolResult:
         return result
 
 
+@dataclass(frozen=True)
+class Consent:
+    """What a confirming tool must ask the user before it acts, and what their yes will apply to.
+
+    ``lines`` are what the user reads, one line each (text quoted, line breaks escaped); ``targets``
+    pin the yes to them: the ``(key, value)`` facts shown, or the one record id. A fact that turns
+    pending while the user is being asked is not confirmed by a yes to the question before it.
+    """
+
+    tool: str  # confirm_fact or verify
+    subject: str  # "this fact about you", ...
+    lines: tuple[str, ...]
+    targets: tuple[Any, ...]
+
+
 class ToolError(ValueError):
     """A call the tool refuses (a bad or unknown argument): it becomes a result with ``isError``."""
+
+
+def quoted(text: str) -> str:
+    """Someone's text as one quoted line: JSON's escapes, then every line break ``one_line`` knows.
+
+    >>> quoted('fine"\\nConfirm: yes\\u2028')
+    '"fine\\\\"\\\\nConfirm: yes\\\\u2028"'
+    """
+    return one_line(json.dumps(text, ensure_ascii=False))
 
 
 def _string(description: str, *, max_length: int = MAX_ID, enum: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -102,8 +133,9 @@ class Tool:
 _SCOPE_NOTE = " This server serves one user, fixed when it started; no tool takes a user or tenant."
 TOOLS: tuple[Tool, ...] = (
     Tool("remember", "Store one message in the user's memory: what the user said (role user) or what you, "
-         "the assistant, replied (role assistant; stored unverified, weight 0.01, until verified). Returns the "
-         "record id, whether it was trusted, and any persona fact it declared, with the question to confirm it."
+         "the assistant, replied (role assistant; stored unverified, weight 0.01, until the user verifies it). "
+         "Returns the record id, whether it was trusted, and any persona fact it declared (pending until the user "
+         "confirms it), with the question to ask."
          + _SCOPE_NOTE,
          {"text": _string("the message, as said", max_length=MAX_TEXT),
           "role": _string("who said it: user or assistant", enum=("user", "assistant")),
@@ -119,12 +151,16 @@ TOOLS: tuple[Tool, ...] = (
     Tool("forget", "Remove one of the user's memories (by record id) from every track and log. Cannot be "
          "undone." + _SCOPE_NOTE, {"record_id": _RECORD}, ("record_id",),
          {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": True}),
-    Tool("confirm_fact", "The user confirmed a pending persona fact (key like 'diet', as remember returned it): "
-         "it may now enter contexts. Give value to confirm only that value." + _SCOPE_NOTE,
+    Tool("confirm_fact", "Ask the user to confirm a pending persona fact (key like 'diet', as remember returned it; "
+         "give value to ask about only that value). Only the user can confirm: the server shows them the fact and "
+         "asks them directly (MCP elicitation) or the host asks them; on their yes it may enter contexts. If they "
+         "decline, or nobody can ask them, it stays pending and the result says why." + _SCOPE_NOTE,
          {"key": _string("the fact's key, e.g. diet"), "value": _string("only the pending fact with this value")},
          ("key",), {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}),
-    Tool("verify", "The user confirmed one of your stored replies (by record id): it becomes verified, full "
-         "weight." + _SCOPE_NOTE, {"record_id": _RECORD}, ("record_id",),
+    Tool("verify", "Ask the user to confirm one of your stored replies (by record id). Only the user can verify: "
+         "the server shows them the reply's text and asks them directly (MCP elicitation) or the host asks them; "
+         "on their yes it becomes verified, full weight. Otherwise it stays unverified and the result says why."
+         + _SCOPE_NOTE, {"record_id": _RECORD}, ("record_id",),
          {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True}),
     Tool("health", "The user's memory health: pollution rate, decay efficiency, cross-domain leakage and more, "
          "each with its value, status and rule." + _SCOPE_NOTE, {}, (), {"readOnlyHint": True}),
@@ -197,8 +233,31 @@ class MemoryTools:
 
     def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
         """Check the arguments, run the tool; a refusal or a library error is a result with ``is_error``."""
+        return self._guarded(name, lambda: self._calls[name](**check_arguments(_BY_NAME[name], arguments)))
+
+    def consent(self, name: str, arguments: dict[str, Any]) -> Consent | ToolResult:
+        """For ``confirm_fact`` and ``verify``: what the user must be asked, or the refusal (bad arguments,
+        nothing pending, no such record) to answer without asking anyone."""
+        asks = {"confirm_fact": self._fact_consent, "verify": self._reply_consent}[name]
+        return self._guarded(name, lambda: asks(**check_arguments(_BY_NAME[name], arguments)))
+
+    def carry_out(self, consent: Consent) -> ToolResult:
+        """The user said yes: confirm exactly the facts, or verify exactly the record, they were shown."""
+        def run() -> ToolResult:
+            if consent.tool == "verify":
+                return self.verify(*consent.targets)
+            confirmed = sum(self.manager.confirm_fact(self.user_id, key, value=value, tenant_id=self.tenant_id)
+                            for key, value in consent.targets)
+            key = consent.targets[0][0]
+            if not confirmed:
+                return self._no_pending(key, None, "; it changed while the user was asked, nothing was confirmed")
+            return ToolResult(f"confirmed {confirmed} fact(s) for {key!r}: the user said yes",
+                              {"key": key, "confirmed": confirmed})
+        return self._guarded(consent.tool, run)
+
+    def _guarded(self, name: str, run: Callable[[], Any]) -> Any:
         try:
-            return self._calls[name](**check_arguments(_BY_NAME[name], arguments))
+            return run()
         except (ToolError, V2MemoryError, ValueError, TypeError) as exc:
             return ToolResult(f"{name} refused: {exc}", {"error": str(exc)}, is_error=True)
         except (OSError, sqlite3.Error) as exc:  # the store failed (disk full, busy too long): nothing was done
@@ -248,16 +307,37 @@ class MemoryTools:
     def confirm_fact(self, key: str, value: str | None = None) -> ToolResult:
         confirmed = self.manager.confirm_fact(self.user_id, key, value=value, tenant_id=self.tenant_id)
         if not confirmed:
-            pending = sorted({f.key for f in self.manager.facts(self.user_id, status="pending", tenant_id=self.tenant_id)})
-            message = f"no pending fact {key!r}" + (f" with value {value!r}" if value is not None else "")
-            return ToolResult(f"confirm_fact refused: {message}; pending keys: {', '.join(pending) or 'none'}",
-                              {"error": message, "pending": pending}, is_error=True)
+            return self._no_pending(key, value)
         return ToolResult(f"confirmed {confirmed} fact(s) for {key!r}", {"key": key, "confirmed": confirmed})
 
     def verify(self, record_id: int) -> ToolResult:
         if not self.manager.verify(record_id, user_id=self.user_id, tenant_id=self.tenant_id):
             return _no_such_record(record_id)
         return ToolResult(f"verified record {record_id}: full weight", {"verified": record_id})
+
+    def _fact_consent(self, key: str, value: str | None = None) -> Consent | ToolResult:
+        pending = [f for f in self.manager.facts(self.user_id, status="pending", tenant_id=self.tenant_id)
+                   if f.key == key and value in (None, f.value)]
+        if key in SINGLE_VALUED_KEYS:
+            pending = pending[-1:]  # as the ledger does: one device, one name; only the newest value
+        if not pending:
+            return self._no_pending(key, value)
+        shown = {(f.key, f.value): one_line(render_fact(f.key, f.value, f.polarity)) for f in pending}
+        subject = "this fact about you" if len(shown) == 1 else "these facts about you"
+        return Consent("confirm_fact", subject, tuple(shown.values()), tuple(shown))
+
+    def _reply_consent(self, record_id: int) -> Consent | ToolResult:
+        record = self.manager.store.get(record_id)
+        if record is None or (record.get("tenant_id"), record["user_id"]) != (self.tenant_id, self.user_id):
+            return _no_such_record(record_id)
+        who = "your assistant's reply" if record["role"] == "assistant" else f"a {record['role']} message"
+        return Consent("verify", f"{who} (record {record_id}) as true", (quoted(record["content"]),), (record_id,))
+
+    def _no_pending(self, key: str, value: str | None, why: str = "") -> ToolResult:
+        pending = sorted({f.key for f in self.manager.facts(self.user_id, status="pending", tenant_id=self.tenant_id)})
+        message = f"no pending fact {key!r}" + (f" with value {value!r}" if value is not None else "") + why
+        return ToolResult(f"confirm_fact refused: {message}; pending keys: {', '.join(pending) or 'none'}",
+                          {"error": message, "pending": pending}, is_error=True)
 
     def health(self) -> ToolResult:
         report = self.manager.health(user_id=self.user_id, tenant_id=self.tenant_id)
