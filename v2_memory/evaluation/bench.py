@@ -11,7 +11,7 @@ Read it in order:
 2. the reference: the article's brute-force scan, in its most favourable form;
 3. timing and memory helpers (``perf_counter``, ``tracemalloc``, resident memory);
 4. the measurements: search, ingest, and reopening the store in a fresh process;
-5. the report: two tables and the targets with PASS/FAIL, or JSON.
+5. the report (``bench_report.py``): two tables and the targets with PASS/FAIL, or JSON.
 
 "Whole-store" search means a second store in which all N records belong to ONE user, searched
 for that user: the worst case for a store partitioned by user, since the partition is everything.
@@ -376,9 +376,6 @@ def _targets(result: dict) -> list[dict[str, Any]]:
         target("reopen time", result["reopen"]["open_s"], "s", "<=", 3.0),
     ] + ([target("semantic reopen: records re-embedded", result["semantic"]["reopen"]["records_embedded"], "",
                  "<=", 0)] if "semantic" in result else [])
-
-
-# -- 5. the report: see bench_report.py ---------------------------------------------------------
 
 
 # -- the command --------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Admission: every memory considered for a prompt is admitted or rejected, with its reasons.
 
-A candidate is a long-term record with its similarity to the query. ``judge`` checks it against
+A candidate is a long-term record with its similarity to the query. ``admit`` checks it against
 the read's boundaries and the memory's lifecycle, computes its weight, and applies the threshold
 to the *effective* score (similarity × weight). Rejections say why, with the numbers:
 
@@ -33,7 +33,7 @@ from .persona import fact_phrase
 from ..messages import MemoryState
 from .router import Route
 
-__all__ = ["Admission", "Explanation", "ReadContext", "judge", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
+__all__ = ["Admission", "Explanation", "ReadContext", "admit", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -224,7 +224,7 @@ def memory_weight(record: dict[str, Any], state: MemoryState, read: ReadContext)
     return state.weight * time_decay(read.rates, domain, written, read.now, completion)
 
 
-def judge(similarity: float, record: dict[str, Any], state: MemoryState, read: ReadContext, *,
+def admit(similarity: float, record: dict[str, Any], state: MemoryState, read: ReadContext, *,
           recalled: bool = False) -> Admission:
     """Admit or reject one candidate, with every reason that applies.
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 from ..messages import Message, WriteResult
 from ..storage import VectorStore
 from ..text.analyzer import analyze
-from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, judge, mmr_order
+from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, admit, mmr_order
 from .decay import DecayRates
 from ..messages import Fact, MemoryState, SessionInfo, TaskInfo
 from ..storage.ledger import Ledger, scope_key
@@ -276,7 +276,7 @@ class Governor:
     @staticmethod
     def _judge(score: float, record: dict[str, Any], state: MemoryState, facts: list[Fact], read: ReadContext,
                recalled: bool = False) -> Admission:
-        admission = judge(score, record, state, read, recalled=recalled)
+        admission = admit(score, record, state, read, recalled=recalled)
         reason = _fact_reason(facts)
         if reason and reason not in admission.reasons:
             admission = replace(admission, admitted=False, reasons=admission.reasons + (reason,))

@@ -51,7 +51,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess by th
     raise ImportError("v2_memory.integrations.langgraph needs the 'langgraph' extra: "
                       + install_hint("langgraph", "langgraph langchain-core")) from exc
 
-from ..governance.admission import ReadContext, judge
+from ..governance.admission import ReadContext, admit
 from ..governance.governor import default_state
 from ..governance.policy import not_embedded_reason
 from ..governance.router import route
@@ -249,7 +249,7 @@ class V2MemoryStore(BaseStore):
             # it reaches prompts as its persona: line, not as its words.
             if statuses in ({"superseded"}, {"confirmed"}):
                 continue
-            if judge(1.0, record, state, read).admitted:
+            if admit(1.0, record, state, read).admitted:
                 kept.append(record)
         return kept
 

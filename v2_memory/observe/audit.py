@@ -12,9 +12,11 @@ from typing import Any, Mapping, Sequence
 
 from ..context import ContextItem, render_text
 from ..text.sensitive import find_sensitive, redact
-from ..storage.audit_log import AuditEvent, AuditLog, TornLogLineWarning, user_hash
+from ..storage.audit_log import AuditEvent, JsonlAuditLog, TornLogLineWarning, user_hash
 from ..text.memo import text_cache
 from ..text.tokenizer import token_count
+
+AuditLog = JsonlAuditLog  # the public name: the logs a manager writes unless a backend keeps its own
 
 __all__ = ["AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "write_event", "read_event"]
 

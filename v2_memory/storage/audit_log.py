@@ -27,7 +27,7 @@ from ..diagnostics import warn
 from ..errors import StoreCorruptError, StorePathError
 from ..files import append_whole, atomic_write_bytes, open_private_append
 
-__all__ = ["encode_event", "AuditEvent", "AuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record",
+__all__ = ["encode_event", "AuditEvent", "JsonlAuditLog", "TornLogLineWarning", "user_hash", "DamagedLine", "mentions_record",
            "records_named", "MAX_EVENTS", "check_max_events", "EventBound"]
 
 MAX_EVENTS = 10_000  # per log, where events are counted rather than files sized (memory, database tables)
@@ -202,8 +202,9 @@ def _read_lenient(path: Path, *, strict: bool) -> Iterator[AuditEvent | DamagedL
             yield DamagedLine(path, number)
 
 
-class AuditLog(EventBound):
-    """The write log and the read log of one store (or of an in-memory manager)."""
+class JsonlAuditLog(EventBound):
+    """The write log and the read log of one store as JSON-lines files (or in memory, for an
+    in-memory manager). ``v2_memory.observe.audit.AuditLog`` is this class under its public name."""
 
     def __init__(self, folder: Path | str | None = None, *, stem: str = "memory_store",
                  max_bytes: int = 5_000_000, backups: int = 3, fsync: bool = False, max_events: int = MAX_EVENTS) -> None:

@@ -23,7 +23,7 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from .audit_log import AuditLog
+from .audit_log import JsonlAuditLog
 from .contract import Storage
 from .database import StateDatabase
 from .vector_store import hooks_of
@@ -75,13 +75,13 @@ def open_manager_storage(store: Any, store_path: Path | str | None, *, fsync: bo
                          ledger_path: Path | str | None, audit: Any, adopt_store: bool, cache_users: int) -> Storage:
     """The storage a ``MemoryManager``'s arguments ask for: a plugged-in ``store`` (its state in
     memory, or at ``ledger_path``), or the backend ``store_path`` names; ``audit`` may be an
-    ``AuditLog`` to write the logs to instead of the backend's own."""
+    ``JsonlAuditLog`` to write the logs to instead of the backend's own."""
     if store is not None:
-        storage = Storage(store, StateDatabase(ledger_path, fsync=fsync), AuditLog(None), adopt_store=True)
+        storage = Storage(store, StateDatabase(ledger_path, fsync=fsync), JsonlAuditLog(None), adopt_store=True)
     else:
         storage = open_storage(store_path, fsync=fsync, scorer=scorer, ledger_path=ledger_path, adopt_store=adopt_store,
                                cache_users=cache_users)
-    if isinstance(audit, AuditLog):
+    if isinstance(audit, JsonlAuditLog):
         storage.audit = audit
     return storage
 
@@ -190,12 +190,12 @@ def json_storage(path: Path | str | None, *, fsync: bool = False, scorer: Any = 
     db = None
     try:
         if path is None:
-            db, audit = StateDatabase(ledger_path, fsync=fsync), AuditLog(None)
+            db, audit = StateDatabase(ledger_path, fsync=fsync), JsonlAuditLog(None)
         else:
             real = records.path
             state = Path(ledger_path) if ledger_path is not None else real.with_name(real.stem + ".governance.sqlite3")
             db = StateDatabase(state, fsync=fsync)
-            audit = AuditLog(real.parent, stem=real.stem, fsync=fsync)
+            audit = JsonlAuditLog(real.parent, stem=real.stem, fsync=fsync)
         storage = Storage(records, db, audit, adopt_store=adopt_store)
     except BaseException:
         _abandon(records, db)

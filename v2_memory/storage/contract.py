@@ -32,7 +32,7 @@ from typing import Any, Iterable, Iterator
 
 from ..diagnostics import logger, warn
 from ..errors import StoreError, StoreInconsistentError
-from .audit_log import AuditEvent, AuditLog, DamagedLine, encode_event, mentions_record, records_named
+from .audit_log import AuditEvent, JsonlAuditLog, DamagedLine, encode_event, mentions_record, records_named
 from .vector_store import VectorStore, hooks_of
 from .database import StateDatabase, consistent_reads
 from .ledger import Ledger, scope_key
@@ -86,7 +86,7 @@ class Storage:
 
     backend = "custom"
 
-    def __init__(self, records: VectorStore, db: StateDatabase, audit: AuditLog, *, adopt_store: bool = False) -> None:
+    def __init__(self, records: VectorStore, db: StateDatabase, audit: JsonlAuditLog, *, adopt_store: bool = False) -> None:
         self.records, self.db, self.audit = records, db, audit
         self._seen_version: int | None = None
         self._done: list[ErasureDone] = []  # erasures carried out inside the open transaction

@@ -30,7 +30,7 @@ from typing import Iterator
 
 from ..errors import StoreError, StoreInconsistentError, StoreLockedError, StorePathError
 from ..files import lock_exclusively
-from .audit_log import AuditLog
+from .audit_log import JsonlAuditLog
 from .backends import backend_of, open_storage, tables_storage
 from .contract import Storage
 from .database import consistent_reads
@@ -156,7 +156,7 @@ def _source_files(backend: str, path: Path) -> list[Path]:
     database and every audit log (rotated ones included)."""
     if backend == "sqlite":
         return [path]
-    return [path, _state_of(path), *AuditLog(path.parent, stem=path.stem).files()]
+    return [path, _state_of(path), *JsonlAuditLog(path.parent, stem=path.stem).files()]
 
 
 def _state_of(path: Path) -> Path:
@@ -178,7 +178,7 @@ def _snapshot(backend: str, path: Path, folder: Path) -> Path:
         if state.exists():
             _backup(state, folder / state.name)
         shutil.copyfile(path, copy)
-        for log in AuditLog(path.parent, stem=path.stem).files():
+        for log in JsonlAuditLog(path.parent, stem=path.stem).files():
             shutil.copyfile(log, folder / log.name)
     return copy
 

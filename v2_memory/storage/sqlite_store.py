@@ -236,7 +236,7 @@ class SqliteVectorStore(StoreHooks):
 
 
 class SqliteAuditLog(EventBound):
-    """The audit logs as a table (same methods as ``AuditLog``): erasure is a ``DELETE``.
+    """The audit logs as a table (same methods as ``JsonlAuditLog``): erasure is a ``DELETE``.
 
     Each log keeps its newest ``max_events`` events. Every reader writes a read event, so without
     a bound the file would grow with every call ever made, and every erasure (which rebuilds the
