@@ -25,11 +25,13 @@ import sys
 
 import pytest
 
-from v2_memory.governance import identifiers, policy, router
+from v2_memory.governance import identifiers, policy, revocation, router, scope
 from v2_memory.text import sensitive
 from v2_memory.governance.identifiers import extract_identifiers
 from v2_memory.governance.policy import not_embedded_reason
+from v2_memory.governance.revocation import detect_revocations
 from v2_memory.governance.router import route
+from v2_memory.governance.scope import spoken_scope
 from v2_memory.text.sensitive import find_sensitive
 
 try:  # Python 3.11+
@@ -39,9 +41,10 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route]
+DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route, detect_revocations, spoken_scope]
 UNITS = [" ", "1", "1 ", "1.", ".", "-", "1-", "password ", "password: ", "密码是", "my PIN is now ", "order #", "ticket ",
-         "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x"]
+         "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x",
+         "forget ", "don't store this: ", "stop reminding me ", "别再提醒", "把上一句删掉，", "right now ", "这轮"]
 
 
 def _patterns(module) -> list[tuple[str, re.Pattern[str]]]:
@@ -75,7 +78,7 @@ def _unbounded(tree) -> list[str]:
 
 
 def test_every_detector_pattern_has_only_bounded_repeats():
-    patterns = [p for module in (sensitive, identifiers, policy, router) for p in _patterns(module)]
+    patterns = [p for module in (sensitive, identifiers, policy, router, revocation, scope) for p in _patterns(module)]
     assert len(patterns) >= 30  # the walk really found them
     offenders = {name: _unbounded(sre_parse.parse(p.pattern, p.flags)) for name, p in patterns}
     assert {name: found for name, found in offenders.items() if found} == {}

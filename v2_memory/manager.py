@@ -116,7 +116,14 @@ class MemoryManager(Lifecycle, Description):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
         self._default_user.note(message.user_id, message.tenant_id, "add()", stacklevel=3)
         with self._lock:
-            return self._commit(*self._prepare(message))
+            result = self._commit(*self._prepare(message))
+            # What the user took back ("forget what I told you about the loan") is superseded in
+            # the write's commit, then forgotten: it leaves the store, the ledger and the logs.
+            # Inside a batch it stays superseded (never shown) until a forget outside it.
+            if result.revoked and not self._tracks.in_batch:
+                for record_id in result.revoked:
+                    self.forget(message.user_id, record_id, tenant_id=message.tenant_id)
+            return result
 
     def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""

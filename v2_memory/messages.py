@@ -131,6 +131,7 @@ class WriteResult(Displayed):
     supersedes: tuple[int, ...] = ()
     facts: tuple[dict[str, Any], ...] = ()
     question: str | None = None  # the confirmation question the agent can ask ("已为您标记…，确认请回复 OK")
+    revoked: tuple[int, ...] = ()  # memories the message took back ("forget what I told you about …"): forgotten
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,7 +139,7 @@ class WriteResult(Displayed):
             "domain": self.domain, "verified": self.verified, "weight": self.weight,
             "reasons": list(self.reasons), "sensitive": [dict(f) for f in self.sensitive],
             "fact": self.fact, "supersedes": list(self.supersedes), "facts": [dict(f) for f in self.facts],
-            "question": self.question,
+            "question": self.question, "revoked": list(self.revoked),
         }
 
     def _shown(self) -> Shown:

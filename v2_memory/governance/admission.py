@@ -32,6 +32,7 @@ from .decay import DecayRates, time_decay
 from .persona import fact_phrase
 from ..messages import MemoryState
 from .router import Route
+from .scope import task_bound
 
 __all__ = ["Admission", "Explanation", "ReadContext", "admit", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
 
@@ -209,6 +210,8 @@ def boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadConte
             reasons.append("other_task")
         elif read.task_state(record.get("task_id") or "")[0] == "expired":
             reasons.append("expired")
+    elif task_bound(record) and read.task_id is not None and record.get("task_id") != read.task_id:
+        reasons.append("other_task")  # written inside another task: that task's, whatever its domain says
     if not state.verified:
         reasons.append("unverified_model_output")
     if read.route.identifiers and not set(read.route.identifiers) & read.identifiers.get(record["record_id"], set()):

@@ -34,7 +34,7 @@ from .corrections import Correction, kind_values, strip_kinds, value_kinds
 from .facts import VEGETARIAN, Claim, extract_claims
 from .persona import SINGLE_VALUED_KEYS
 
-__all__ = ["Target", "correction_target", "clause_of", "retraction_target", "person_update_targets", "may_update_person", "update_facts", "resolve_key", "RECENT"]
+__all__ = ["Target", "terms_of", "correction_target", "clause_of", "retraction_target", "person_update_targets", "may_update_person", "update_facts", "resolve_key", "RECENT"]
 
 RECENT = 5  # user messages of the same session a bare value may reach back to
 RETRACTION_HORIZON = 1000  # latest live statements an update naming its old value searches (cost per write is bounded)
@@ -63,6 +63,9 @@ def _terms(text: str) -> set[str]:
     """
     return {t for t in analyze(strip_kinds(text)) if len(t) > 1 and t not in FUNCTION_BIGRAMS
             and not _GRAMMAR_CHARS.intersection(t)}
+
+
+terms_of = _terms  # the public name: revocation matches what it takes back by these words
 
 
 def _clauses(record: dict[str, Any]) -> list[tuple[int, int, str]]:

@@ -90,10 +90,14 @@ class Governor:
         return the result and the message the window should show."""
         scope = (message.tenant_id, message.user_id)
         plan = plan if plan is not None else self.plan(message)
+        # "for this session only, …": the user's words give the message its domain, when its
+        # session (or task) is there to hold it.
+        if plan.scope is not None and message.domain is None and getattr(message, f"{plan.scope}_id") is not None:
+            message = replace(message, domain=plan.scope)
         record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
         if message.session_id is not None:
             self.state.touch_session(scope, message.session_id)
-        supersedes, reasons, facts = self._resolve(message, plan, record_id)
+        supersedes, reasons, facts, revoked = self._resolve(message, plan, record_id)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
@@ -102,13 +106,15 @@ class Governor:
         question = question_for(facts, render_fact, bool(_CJK.search(message.content))) if facts else None
         result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
                              plan.reasons + reasons, tuple(f.to_dict() for f in plan.sensitive),
-                             fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question)
+                             fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question, revoked)
         return result, replace(message, content=plan.window_text)
 
-    def _resolve(self, message: Message, plan: WritePlan, record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact]]:
-        """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, updates."""
+    def _resolve(self, message: Message, plan: WritePlan,
+                 record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
+        """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
+        revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
         if not self.policy.enabled or plan.source != "user_input":
-            return (), (), []
+            return (), (), [], ()
         resolver = Resolver(self.store, self.ledger, self.policy.rates, _iso)
         reasons: tuple[str, ...] = ()
         if plan.affirmation and resolver.confirm_reply(message, record_id):
@@ -117,17 +123,21 @@ class Governor:
         if plan.correction:
             supersedes, found = resolver.correct(message, plan.correction, record_id)
             reasons += found
+        revoked: tuple[int, ...] = ()
+        if plan.revocations and not supersedes:  # a correction that found its target said it all
+            revoked, found = resolver.revoke(message, plan.revocations, record_id)
+            supersedes, reasons = revoked, reasons + found
         facts: list[Fact] = []
         # A correction may state facts too ("不对，我用的是iPhone"); and "I like coffee, not tea"
         # corrects nothing if nothing said tea, but still says the user likes coffee.
         if plan.claims:
-            facts, revoked = resolver.declare(message, plan.claims, record_id)
-            supersedes += tuple(r for r in revoked if r not in supersedes)
+            facts, replaced = resolver.declare(message, plan.claims, record_id)
+            supersedes += tuple(r for r in replaced if r not in supersedes)
         if not plan.correction:
             supersedes += tuple(r for r in resolver.person_updates(message, record_id) if r not in supersedes)
         if plan.correction and record_id is not None:
             facts += [f for f in self.ledger.facts_by_record([record_id]).get(record_id, []) if f not in facts]
-        return supersedes, reasons, facts
+        return supersedes, reasons, facts, revoked
 
     def plan(self, message: Message) -> WritePlan:
         """What the write policy decides for ``message``, before anything is stored (it may refuse)."""

@@ -10,6 +10,8 @@ the store and the ledger, for one write:
                 statements that made them; saying the opposite, or the same again, supersedes
                 the earlier statement
     confirm     "OK" / "对" right after a message that declared facts confirms them
+    revoke      "forget what I told you about the loan" supersedes every sentence it names (the
+                manager then forgets those records: ``MemoryManager.add``)
 
 A clause is superseded without losing the rest of its message: the record is superseded and its
 remaining clauses are stored as a new record (``split_from`` in its metadata, same time, same
@@ -26,6 +28,7 @@ from ..storage import VectorStore
 from ..storage.ledger import Ledger, scope_key
 from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts
 from .corrections import Correction
+from .revocation import Revocation, revocation_targets
 from .decay import DecayRates
 from .facts import Claim, extract_claims
 from .identifiers import extract_identifiers
@@ -92,6 +95,23 @@ class Resolver:
                 superseded += self._supersede_statement(message, before, record_id)
         return facts, tuple(dict.fromkeys(superseded))
 
+    # -- revocations -----------------------------------------------------------------------------
+    def revoke(self, message: Message, revocations: tuple[Revocation, ...],
+               record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
+        """Supersede what the first resolvable of ``revocations`` takes back; return (record ids, reasons)."""
+        if record_id is None:
+            return (), ("revocation_target_not_found",)
+        history = self.history(message, record_id)
+        targets = next((found for found in (revocation_targets(r, history) for r in revocations) if found), [])
+        if not targets:
+            return (), ("revocation_target_not_found",)
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for target in targets:
+            spans.setdefault(target.record_id, []).append(target.span)
+        for revoked, parts in spans.items():
+            self.supersede_spans(message, revoked, parts, record_id)
+        return tuple(spans), (f"revocation_target:{targets[0].how}",)
+
     def person_updates(self, message: Message, record_id: int | None) -> tuple[int, ...]:
         """Supersede what an update about one of the user's people replaces (``conflicts.py``)."""
         # subtle: the history is read only when the message may hold such an update — reading it
@@ -136,17 +156,25 @@ class Resolver:
     def supersede_clause(self, message: Message, target: Target, by: int) -> list[Fact]:
         """Supersede ``target``'s record (×conflict, linked to ``by``); keep its other clauses as a
         split record. Returns the facts declared in the superseded clause (now superseded)."""
-        record = self.store.get(target.record_id)
+        return self.supersede_spans(message, target.record_id, [target.span], by)
+
+    def supersede_spans(self, message: Message, record_id: int, spans: list[tuple[int, int]], by: int) -> list[Fact]:
+        """``supersede_clause`` for several parts of one record at once (one split keeps the rest)."""
+        record = self.store.get(record_id)
         if record is None:
             return []
         content = record["content"]
-        kept = _JOINERS.sub("", content[: target.span[0]] + " " + content[target.span[1]:]).strip()
+        pieces, last = [], 0
+        for start, end in sorted(spans):
+            pieces.append(content[last:start])
+            last = max(last, end)
+        kept = _JOINERS.sub("", " ".join(pieces + [content[last:]])).strip()
         kept = re.sub(r"\s{2,}", " ", kept)
         kept = re.sub(r"([，,;；、])(?:\s*[，,;；、])+", r"\1", kept)  # "5800， ，房东" -> "5800，房东"
         if kept and len(kept) >= 2 and kept != content:
             self._split(message, record, kept)
-        self.ledger.supersede(target.record_id, by, self.rates.conflict)
-        return self.ledger.supersede_facts_of(target.record_id)
+        self.ledger.supersede(record_id, by, self.rates.conflict)
+        return self.ledger.supersede_facts_of(record_id)
 
     def _split(self, message: Message, record: dict[str, Any], kept: str) -> int:
         """Store the clauses of ``record`` that stay true as a record of their own, with their facts."""

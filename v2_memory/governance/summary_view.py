@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState
 from .admission import ReadContext, boundary_reasons
+from .scope import task_bound
 
 __all__ = ["SummaryEntry", "judge_summary"]
 
@@ -56,7 +57,8 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
             state = states.get(record_id) or default_state(record)
             # An isolated record may be summarised: the summary shows it redacted, like every track.
             reasons = tuple(r for r in boundary_reasons(record, state, read) if r != "sensitive")
-            if record.get("domain") == "task" and read.task_state(record.get("task_id") or "")[0] == "finished":
+            if (task_bound(record) and read.task_state(record.get("task_id") or "")[0] == "finished"
+                    and (record.get("domain") == "task" or record.get("task_id") != read.task_id)):
                 reasons += ("task_finished",)  # kept in history, no longer part of the running story
             entries.append(SummaryEntry(record_id, not reasons, reasons))
     return entries

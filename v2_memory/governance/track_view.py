@@ -102,5 +102,6 @@ class TrackView:
             return message.session_id == session_id and status not in ("ended", "expired")
         if message.domain == "task":
             return message.task_id == task_id
-        return True
+        # Written inside a task with no domain of its own: that task's, not another task's.
+        return message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
 

@@ -20,6 +20,8 @@ from .identifiers import extract_identifiers
 from .judge import Judge, read_message_facts
 from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
+from .revocation import Revocation, detect_revocations
+from .scope import spoken_scope
 from ..text.sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
 
 __all__ = ["WritePlan", "plan_write", "SensitiveDataError"]
@@ -51,6 +53,10 @@ class WritePlan:
     claims: tuple[Claim, ...] = ()  # every fact the message declares (``declaration`` is the first)
     read_by: str = "rules"  # which engine read the sentences: rules | judge
     affirmation: bool = False  # "OK" / "对": a reply that may confirm the previous message's facts
+    scope: str | None = None  # "session" / "task" when the user said the message holds only there
+    revocations: tuple[Revocation, ...] = ()  # "forget what I told you about …": what it takes back is found on write
+
+WITHHELD = "[withheld at the user's request]"
 
 
 def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: DecayRates = DecayRates(),
@@ -68,26 +74,34 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
     source = message.source or default_source(message.role)
     verified = is_trusted(source)
     reasons.append("trusted_source" if verified else "unverified_model_output")
-    # Step 2: personal data — redacted, refused, or kept apart from every other track.
-    findings = find_sensitive(message.content)
-    stored_text = window_text = message.content
+    is_user = source == "user_input"
+    # Step 2: what the user takes back. "don't store this: …" keeps nothing of what follows, not
+    # even redacted; "forget what I told you about X" is resolved against the history on write.
+    content = message.content
+    revocations = detect_revocations(content) if is_user else ()
+    if revocations and revocations[-1].withheld_from is not None:
+        content = f"{content[:revocations[-1].withheld_from].rstrip()} {WITHHELD}"
+        reasons.append("withheld_at_user_request")
+        revocations = revocations[:-1]
+    # Step 3: personal data — redacted, refused, or kept apart from every other track.
+    findings = find_sensitive(content)
+    stored_text = window_text = content
     isolated = False
     if findings:
         if sensitive_policy == "refuse":
             logger("governance").info("refused a message holding personal data (%s); nothing was stored",
                                       ", ".join(sorted({f.kind for f in findings})))
             raise SensitiveDataError(findings)
-        window_text = redact(message.content, findings)
+        window_text = redact(content, findings)
         isolated = sensitive_policy == "isolate"
-        stored_text = message.content if isolated else window_text
+        stored_text = content if isolated else window_text
         reasons.append("sensitive_isolated" if isolated else "sensitive_redacted")
-    # Step 3: filler, code and symbols stay in the window only.
-    skip = not_embedded_reason(message.content)
+    # Step 4: filler, code and symbols stay in the window only.
+    skip = not_embedded_reason(content)
     if skip:
         reasons.append(f"not_embedded:{skip}")
-    # Step 4: only a user speaking about themselves declares facts or corrects the record; the
+    # Step 5: only a user speaking about themselves declares facts or corrects the record; the
     # sentences are read clause by clause (by the rules, or a judge the rules check).
-    is_user = source == "user_input"
     reading = read_message_facts(window_text, judge) if is_user else None  # never a raw sensitive value
     correction = reading.correction if reading else None
     claims = reading.claims if reading else ()  # kept beside a correction: used if it finds no target
@@ -95,10 +109,15 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         reasons.append(f"read_by:{reading.engine}")
         if reading.note:
             reasons.append(reading.note)
+    scope = spoken_scope(content) if is_user and message.domain is None else None
+    if scope is not None:
+        reasons.append(f"scoped_by_speech:{scope}")
     if claims:
         reasons.append("persona_fact_pending")
     if correction:
         reasons.append("correction")
+    if revocations:
+        reasons.append("revocation")
     return WritePlan(
         source=source, verified=verified, base_weight=1.0 if verified else rates.unverified_weight,
         stored_text=stored_text, window_text=window_text, embed=skip is None, isolated=isolated,
@@ -106,4 +125,5 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         declaration=claims[0].declaration if claims else None, correction=correction,
         identifiers=tuple(extract_identifiers(window_text)), claims=claims,
         read_by=reading.engine if reading else "rules", affirmation=is_user and is_affirmation(window_text),
+        revocations=revocations, scope=scope,
     )

@@ -1,0 +1,164 @@
+"""Revocation by speech (issue 19, class 1): what the user takes back leaves every context and the
+store; only that thing, never the user's other memories; "don't store this: …" stores nothing of
+what follows. The sentences here are this file's own, not the held-out scenarios'."""
+from __future__ import annotations
+
+import pytest
+
+from v2_memory import MemoryManager, Message
+from v2_memory.governance.revocation import detect_revocation, detect_revocations
+
+
+@pytest.mark.parametrize("text, about, pointer, withdraws", [
+    ("please forget everything I said about the mortgage", "mortgage", False, False),
+    ("you can delete the part about my knee surgery", "knee surgery", False, False),
+    ("scrap that last bit", "", True, False),
+    ("I'd prefer you didn't remember my salary", "salary", False, False),
+    ("quit recommending sushi places, I went off sushi", "sushi places", False, True),
+    ("don't send me the weather every morning anymore", "weather every morning", False, True),
+    ("关于体检结果的那些都删掉吧", "体检结果", False, False),
+    ("刚才那句帮我删了", "", True, False),
+    ("我的工资你别记了", "工资", False, False),
+    ("以后别再提醒我喝水了", "喝水", False, True),
+])
+def test_a_take_back_is_read_with_what_it_points_at(text, about, pointer, withdraws):
+    found = detect_revocation(text)
+    assert found is not None, text
+    assert (found.about, found.pointer, found.withdraws) == (about, pointer, withdraws)
+
+
+@pytest.mark.parametrize("text", [
+    "I forgot my keys at the gym",           # a statement about the user's day
+    "don't forget to call the plumber",      # a reminder, not a take-back
+    "cancel my 3pm meeting with Dana",       # about the world, not about memory
+    "remove the seeds before roasting",      # a recipe step
+    "should I delete my old photos?",        # a question
+    "if you forget the sauce it's bland",    # a conditional
+    "my boss told me to drop the project",   # someone else's words
+    "forget it, not important",              # conversation: points at nothing
+    "我忘了带伞",                             # the user's own forgetting
+    "帮我取消明天下午的会议",                  # about the world
+    "别记错了，是周五",                        # "don't get it wrong"
+    "我已经把那个app删了",                     # reports what the user did
+])
+def test_what_is_not_a_take_back(text):
+    assert detect_revocation(text) is None, text
+
+
+def test_words_first_then_a_pointer_in_one_message():
+    found = detect_revocations("hmm, I'd rather you didn't keep the health stuff. remove that please")
+    assert [(r.about, r.pointer) for r in found] == [("health", False), ("", True)]
+
+
+def _memory() -> MemoryManager:
+    return MemoryManager(store_path=None, window_size=2)
+
+
+def _texts(memory: MemoryManager, user: str) -> str:
+    return " ".join(r["content"] for r in memory.store.records(user))
+
+
+def _everywhere(memory: MemoryManager, user: str, query: str) -> str:
+    return memory.build_context(query, user, top_k=10) + " " + _texts(memory, user) + " " + str(memory.facts(user))
+
+
+def test_taking_back_a_thing_by_its_words_forgets_only_that_thing():
+    memory = _memory()
+    memory.add(Message("user", "My mortgage is 310k at 4.1 percent with Halden Bank.", "u"))
+    memory.add(Message("user", "I play the cello in a community orchestra.", "u"))
+    memory.add(Message("user", "The mortgage renewal is due in March.", "u"))
+    memory.add(Message("user", "My sister Ilse lives in Bergen.", "u"))
+    result = memory.add(Message("user", "please forget everything I told you about the mortgage", "u"))
+    assert len(result.revoked) == 2 and "revocation_target:named" in result.reasons
+    seen = _everywhere(memory, "u", "mortgage Halden bank renewal cello sister")
+    assert "Halden" not in seen and "310k" not in seen and "renewal" not in seen
+    assert "cello" in seen and "Bergen" in seen
+
+
+def test_a_pointer_takes_back_the_previous_statement_whole():
+    memory = _memory()
+    memory.add(Message("user", "We are flying to Lima on the 4th.", "u"))
+    memory.add(Message("user", "Oh and my brother Tomas is in rehab, so no bar tours.", "u"))
+    result = memory.add(Message("user", "scrap that last bit, it's private", "u"))
+    assert result.revoked and "revocation_target:pointer" in result.reasons
+    seen = _everywhere(memory, "u", "who is coming to Lima, Tomas rehab bar")
+    assert "rehab" not in seen and "Lima" in seen
+
+
+def test_a_withdrawn_request_leaves_and_the_other_requests_stay():
+    memory = _memory()
+    memory.add(Message("user", "recommend me a sushi place for Friday", "u"))
+    memory.add(Message("user", "and remind me to stretch every hour", "u"))
+    memory.add(Message("user", "it is raining again", "u"))
+    result = memory.add(Message("user", "quit recommending sushi places, I went off sushi", "u"))
+    assert result.revoked and "revocation_target:withdrawn" in result.reasons
+    seen = _everywhere(memory, "u", "what did I ask you to do: sushi, stretch")
+    assert "sushi place for Friday" not in seen and "stretch every hour" in seen
+
+
+def test_only_a_sentence_goes_when_the_message_said_more():
+    memory = _memory()
+    memory.add(Message("user", "I start at Norrvik Labs on Monday. My salary will be 92k.", "u"))
+    memory.add(Message("user", "the weather is lovely", "u"))
+    memory.add(Message("user", "I'd prefer you didn't remember my salary", "u"))
+    seen = _everywhere(memory, "u", "job salary Norrvik")
+    assert "92k" not in seen and "Norrvik Labs on Monday" in seen
+
+
+def test_chinese_take_backs():
+    memory = _memory()
+    memory.add(Message("user", "体检结果出来了，血脂有点高", "u"))
+    memory.add(Message("user", "我下周去青岛出差", "u"))
+    memory.add(Message("user", "今天好冷", "u"))
+    assert memory.add(Message("user", "关于体检结果的那些都删掉吧", "u")).revoked
+    seen = _everywhere(memory, "u", "体检 血脂 出差 青岛")
+    assert "血脂" not in seen and "青岛" in seen
+
+
+def test_words_that_name_nothing_take_nothing_back():
+    memory = _memory()
+    memory.add(Message("user", "I keep bees on the roof.", "u"))
+    result = memory.add(Message("user", "forget what I said about the boat", "u"))
+    assert result.revoked == () and "revocation_target_not_found" in result.reasons
+    assert "bees" in _texts(memory, "u")
+
+
+def test_dont_store_this_keeps_nothing_of_what_follows_on_disk(tmp_path):
+    path = tmp_path / "store.json"
+    with MemoryManager(store_path=path) as memory:
+        result = memory.add(Message("user", "don't store this: my locker code is 5512 and I owe Reza money", "u"))
+        assert "withheld_at_user_request" in result.reasons
+        assert "owe" not in memory.build_context("what is my locker code, who do I owe?", "u")
+    for file in tmp_path.rglob("*"):
+        if file.is_file():
+            data = file.read_bytes()
+            assert b"Reza" not in data and b"5512" not in data, file
+
+
+def test_a_taken_back_memory_leaves_the_files(tmp_path):
+    path = tmp_path / "store.sqlite"
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "My therapist is Dr Quillon on Thursdays.", "u"))
+        memory.add(Message("user", "I like hiking.", "u"))
+        assert memory.add(Message("user", "please forget what I told you about my therapist", "u")).revoked
+    with MemoryManager(store_path=path) as memory:
+        assert "Thursdays" not in memory.build_context("who is my therapist?", "u")
+    for file in tmp_path.rglob("*"):
+        if file.is_file():
+            assert b"Quillon" not in file.read_bytes(), file
+
+
+def test_inside_a_batch_a_take_back_is_superseded_and_never_shown():
+    memory = _memory()
+    with memory.batch():
+        memory.add(Message("user", "My PIN hint is the dog's birthday.", "u"))
+        memory.add(Message("user", "forget what I said about the PIN hint", "u"))
+    assert "dog's birthday" not in memory.build_context("PIN hint dog birthday", "u", top_k=10)
+
+
+def test_another_user_never_loses_anything():
+    memory = _memory()
+    memory.add(Message("user", "My mortgage is with Halden Bank.", "a"))
+    memory.add(Message("user", "My mortgage is with Orsa Bank.", "b"))
+    memory.add(Message("user", "forget everything about my mortgage", "b"))
+    assert "Halden" in _texts(memory, "a") and "Orsa" not in _texts(memory, "b")

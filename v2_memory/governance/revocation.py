@@ -1,0 +1,250 @@
+"""Revocation: a user message that takes back something it said, read clause by clause.
+
+People take things back the way they talk: "forget what I told you about the loan", "wipe that
+last bit", "把我上一句抹掉", "那条关于房租的不要记了", and they withdraw a request they made: "stop
+reminding me to water the plants", "不用再推荐咖啡馆了". A revocation is a clause of the user's own
+message (``text.segmenter``) built from two parts:
+
+    a verb of taking back   erase (forget/delete/wipe/scrub/remove/drop/take back/cancel,
+                            忘掉/删掉/抹掉/去掉/撤回/作废/取消), keep-no-record (don't store/save/
+                            remember/keep/note, 别记/不要存/不用记), or stop doing (stop V-ing,
+                            no more, don't V anymore, 不用再/别再/不要再 V)
+    what it points at       words naming the thing ("the loan", "房租", "water the plants"), or a
+                            pointer to the user's previous statement ("that last bit", "上一句",
+                            "what I just said")
+
+Which memory it is, is decided by the history, not by the cue (``revocation_targets``): the
+sentences of the user's live statements that hold the thing's words (all of them: "forget what
+I told you about the loan" means every statement about the loan), or for a pointer the latest
+statement. Words that name nothing in the history take nothing back; a bare "forget it" or
+"never mind" is conversation, not a revocation. A question or a conditional revokes nothing
+("should I forget about the loan?"), nor does someone else's request ("my boss said to cancel
+the trip").
+
+    >>> detect_revocation("forget what I told you about the loan").about
+    'loan'
+    >>> detect_revocation("hmm wipe that last bit actually").pointer
+    True
+    >>> r = detect_revocation("不用再推荐咖啡馆了"); r.about, r.withdraws
+    ('咖啡馆', True)
+    >>> detect_revocation("don't store this: my PIN is 4471").withheld_from
+    18
+    >>> detect_revocation("I forgot my umbrella") is None
+    True
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..text.segmenter import Clause, read_message
+from .conflicts import Target, terms_of
+
+__all__ = ["Revocation", "detect_revocation", "detect_revocations", "revocation_targets", "MAX_TARGETS"]
+
+RECENT_POINTER = 3  # statements a pointer ("that last bit") may reach back over take-backs
+MAX_TARGETS = 20  # sentences one revocation may take back: "forget everything about X" is bounded too
+
+
+@dataclass(frozen=True)
+class Revocation:
+    about: str  # the words naming what is taken back ("" when the message only points)
+    pointer: bool  # "that last bit", "上一句": the user's previous statement
+    withdraws: bool  # a withdrawn request ("stop reminding me to ..."): the request is what goes
+    withheld_from: int | None = None  # "don't store this: …": what follows this offset is never stored
+
+
+# -- English -------------------------------------------------------------------------------------
+_SOFT = (r"(?:(?:please|pls|plz|just|also|and|so|oh|ok(?:ay)?|hmm{0,6}|um{0,6}|ugh|actually|lol|haha|nvm|never\s{1,8}mind|yeah|wait|sorry|"
+         r"oops|btw|anyway|hey|can\s{1,8}you|could\s{1,8}you|would\s{1,8}you|you\s{1,8}can|go\s{1,8}ahead\s{1,8}and|feel\s{1,8}free\s{1,8}to)[\s,]{1,8}){0,8}")
+# "forget" always means memory; "delete", "wipe", "cancel" ... mean memory only with words that
+# point at what was said ("delete what I said about X", "wipe that last bit"): "cancel the
+# meeting" and "remove the bones" are about the world.
+_FORGET_EN = r"forget|unlearn|disregard|take\s{1,8}back|strike\s{1,8}from\s{1,8}the\s{1,8}record"
+_ERASE_EN = r"delete|erase|wipe|scrub|remove|drop|purge|clear|strike|ditch|scrap|get\s{1,8}rid\s{1,8}of|throw\s{1,8}out|cancel|nix|undo|bin"
+_KEEP_EN = r"store|save|keep|remember|record|log|note|memori[sz]e|write\s{1,8}down|hold\s{1,8}on\s{1,8}to|file|track"
+# A withdrawn request names what the assistant was asked to do: its verb and its object.
+_SERVICE_EN = (r"remind|recommend|suggest|send|ask|tell|mention|bring|call|text|email|notify|ping|nag|alert|show|give|book|"
+               r"order|schedule|track|check|add|include|use|offer|propose|plan|look|search|quiz|correct|translate|write|reply|answer")
+_EN = re.compile(
+    rf"^{_SOFT}(?:"
+    rf"(?P<forget>{_FORGET_EN})\b"
+    rf"|(?P<erase>{_ERASE_EN})\b"
+    rf"|(?:stop|quit|no\s{{1,8}}need\s{{1,8}}to\s{{1,8}}keep|you\s{{1,8}}can\s{{1,8}}stop)\s{{1,8}}(?P<stop>(?:{_SERVICE_EN})\w{{0,12}}ing)\b"
+    rf"|(?:i'?d\s{{1,8}}(?:rather|prefer)\s{{1,8}}(?:that\s{{1,8}})?you\s{{1,8}}|(?:i\s{{1,8}})?(?:want|need)\s{{1,8}}you\s{{1,8}}to\s{{1,8}})?"
+    rf"(?:don'?t|didn'?t|do\s{{1,8}}not|did\s{{1,8}}not|never|not|no\s{{1,8}}need\s{{1,8}}to|you\s{{1,8}}don'?t\s{{1,8}}(?:need|have)\s{{1,8}}to|there'?s\s{{1,8}}no\s{{1,8}}need\s{{1,8}}to)\s{{1,8}}"
+    rf"(?:ever\s{{1,8}})?(?P<keep>{_KEEP_EN})\b"
+    rf"|don'?t\s{{1,8}}(?P<again>(?:{_SERVICE_EN})\w{{0,12}})\b(?=.{{0,240}}\b(?:anymore|any\s{{1,8}}more|again)\b)"
+    rf"|no\s{{1,8}}more\s{{1,8}}(?!than\b)(?P<no_more>\w)"
+    r")\s{0,8}", re.I)
+# Words that point at what the user said, not at the world.
+_SPEECH_EN = re.compile(r"\b(?:what\s{1,8}i\s{1,8}(?:just\s{1,8})?(?:said|told|mentioned|wrote|shared|typed|sent)|(?:i|that\s{1,8}i)\s{1,8}(?:said|told|mentioned)|"
+                        r"(?:that|this|the|my)\s{1,8}(?:last|previous|earlier)\b|(?:bit|part|stuff|info|information|details?|note|thing)s?\s{1,8}(?:about|on|regarding|where)|"
+                        r"from\s{1,8}(?:your|the)\s{1,8}(?:memory|notes|records?)|the\s{1,8}(?:whole\s{1,8})?[\w-]{1,30}(?:\s{1,8}[\w-]{1,30})?\s{1,8}(?:thing|stuff|idea|business|story|bit|part)|last\s{1,8}(?:bit|part|thing|message|line|sentence)|(?:that|this)\s{1,8}(?:bit|part|info|detail))\b", re.I)
+_POINTER_EN = re.compile(r"\b(?:that|this|the\s{1,8}last|my\s{1,8}last|the\s{1,8}previous|my\s{1,8}previous|what\s{1,8}i\s{1,8}just|"
+                         r"last\s{1,8}(?:bit|part|thing|message|one|line|sentence)|just\s{1,8}said)\b", re.I)
+_BARE_POINTER_EN = re.compile(r"^(?:all\s{1,8})?(?:that|this)(?:\s{1,8}(?:last|previous))?(?:\s{1,8}(?:bit|part|one|line|message))?(?:\s{1,8}(?:please|pls|plz|too|as\s{1,8}well))?\W{0,8}$", re.I)
+# Words around the thing: "what I told you about", "everything regarding", "the part where".
+_FRAME_EN = re.compile(r"\b(?:what|everything|anything|all|stuff|things?|bits?|parts?|details?|info(?:rmation)?|"
+                       r"i|you|me|said|told|mentioned|wrote|shared|typed|sent|say|tell|about|regarding|concerning|re|on|of|where|"
+                       r"that|this|it|those|these|the|a|an|my|last|previous|earlier|before|whole|just|actually|"
+                       r"please|pls|plz|abt|bout|now|anymore|again|any|more|completely|entirely|from|your|memory|notes?|records?|for|"
+                       r"idea|ideas|business|matter|topic|story|situation|keep|keeping)\b", re.I)
+
+# -- Chinese -------------------------------------------------------------------------------------
+# 忘掉/别记 always mean memory; 删掉/取消/去掉 ... only with words that point at what was said
+# ("那条关于房租的删掉", "把我上一句抹掉"): "取消明天的会议" is about the world.
+_FORGET_ZH = r"忘掉|忘了吧|忘记吧|忘了它|忘了这|撤回|收回"
+_ERASE_ZH = r"删掉|删了|删除|删去|抹掉|抹去|抹了|去掉|清掉|清除|擦掉|作废|取消|划掉|丢掉"
+_KEEP_ZH = r"(?:别|不要|不用|甭|无需|不必|没必要)(?:再)?(?:帮我|给我)?(?:记|存|保存|记录|记住|记下)(?!错|得|性|者|忆)"
+_STOP_ZH = r"(?:别|不要|不用|甭|无需|不必)再(?:给我|帮我|跟我|为我)?(?P<again_verb>提醒|推荐|建议|发|问|提|说|催|叫|订|安排|用|加|给)"
+_ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)")
+_SPEECH_ZH = re.compile(r"说的|讲的|提的|告诉你的|那句|这句|那条|这条|上一句|上句|上一条|上条|刚才|刚刚|前面|记录|记忆|信息|关于|有关|这段|那段")
+_POINTER_ZH = re.compile(r"上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)?|刚刚(?:那句|说的)?|前面(?:那句|那条|说的)|这句|那句|这条|那条|这段|那段")
+_FRAME_ZH = re.compile(r"(?:把|将)|(?:关于|有关)|(?:的)?(?:事情?|内容|信息|记录|那些|这些|部分|东西)|(?:就)?(?:吧|了|啊|哈|呀|嘛|哦){1,6}$|"
+                       r"上一句|上句|上一条|上条|那条|这条|那句|这句|这段|那段|那个|这个|刚才|刚刚|前面|说的|讲的|提的|告诉你的|"
+                       r"你|我|帮我|给我|的$|都|全部|统统|一下|先|也")
+_SELF_ZH = re.compile(r"(?<![帮给替让叫])(?:我|我们|他|她|他们)(?:已经|刚|刚才|又|也|都|还)?$")  # "我删了" reports the user's own act
+
+
+def detect_revocation(text: str) -> Revocation | None:
+    """The first clause of ``text`` that takes something back, or None."""
+    found = detect_revocations(text)
+    return found[0] if found else None
+
+
+def detect_revocations(text: str) -> tuple[Revocation, ...]:
+    """Every clause of ``text`` that takes something back, in order ("I'd rather you didn't keep
+    the medical stuff. delete that please": the words first, then the pointer). A clause asking
+    that what follows not be kept ends the reading: nothing after it is read."""
+    clauses = read_message(text)
+    found: list[Revocation] = []
+    for index, clause in enumerate(clauses):
+        if not _own_words(clause):
+            continue
+        ahead = _AHEAD.match(text, clause.end)
+        if ahead and ahead.end() < len(text) and _keeps_nothing(clause.core):
+            return (*found, Revocation("", False, False, ahead.end()))  # "don't store this: my PIN is 4471"
+        reading = _english(clause, clauses[index + 1:]) if clause.core.isascii() else _chinese(clause)
+        if reading is not None and reading not in found:
+            found.append(reading)
+    return tuple(found)
+
+
+# "don't store this:", "以下不要记：" — the words point ahead, at what follows a colon or a dash.
+_AHEAD = re.compile(r"\s{0,8}[:：]\s{0,8}|\s{1,8}[—–-]{1,3}\s{0,8}")
+_AHEAD_POINTER = re.compile(r"^(?:(?:this|the\s{1,8}following|what\s{1,8}follows|any\s{1,8}of\s{1,8}this|it|below)\b|以下|下面|接下来|这个|这些)?\s{0,8}$", re.I)
+
+
+def _own_words(clause: Clause) -> bool:
+    """A clause the user says to the assistant: not a question or a hypothesis, and not someone
+    else's words ("my boss told me to drop it") — though "forget what I said" reports the user's
+    own, and "you can delete …" speaks to the assistant."""
+    if clause.act in ("question", "conditional"):
+        return False
+    if clause.whose == "other" and not _TO_ASSISTANT.match(clause.core):
+        return False
+    return clause.act != "report" or bool(_EN.match(clause.core)) or _OWN_REPORT.search(clause.core) is not None
+
+
+_TO_ASSISTANT = re.compile(r"(?:you|your|你|您)", re.I)
+_OWN_REPORT = re.compile(r"我(?:刚才|刚刚|之前|前面)?(?:说|讲|提)的|i\s{1,8}(?:just\s{1,8})?(?:said|told|mentioned)", re.I)
+
+
+def _keeps_nothing(core: str) -> bool:
+    """A clause asking that nothing be kept, pointing ahead ("don't save this", "以下别记")."""
+    english = _EN.match(core) if core.isascii() else None
+    if english is not None and english.group("keep"):
+        return bool(_AHEAD_POINTER.match(core[english.end():]))
+    chinese = None if core.isascii() else _ZH.search(core)
+    return bool(chinese and chinese.group("keep") and _AHEAD_POINTER.match(_FRAME_ZH.sub("", core[: chinese.start()] + core[chinese.end():]).strip()))
+
+
+def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
+    match = _EN.match(clause.core)
+    if match is None:
+        return None
+    obj = clause.core[match.end():]
+    if not obj and rest and rest[0].sentence == clause.sentence:  # "forget it, the thing about the loan"
+        obj = rest[0].core
+    withdrawn = match.group("stop") or match.group("again")
+    if withdrawn or match.group("no_more"):
+        thing = _FRAME_EN.sub(" ", clause.core[match.start("no_more"):] if match.group("no_more") else obj)
+        # The request's verb counts as evidence, but the thing must be named ("stop reminding me" alone names nothing).
+        if not terms_of(thing):
+            return None
+        return Revocation(_clean(thing), False, True)
+    if match.group("erase") and not _SPEECH_EN.search(obj) and not _BARE_POINTER_EN.match(obj):
+        return None
+    about = _clean(_FRAME_EN.sub(" ", obj))
+    if terms_of(about):
+        return Revocation(about, False, False)
+    if _POINTER_EN.search(obj):
+        return Revocation("", True, False)
+    return None  # "forget it", "never mind": conversation, not a revocation
+
+
+def _chinese(clause: Clause) -> Revocation | None:
+    core = clause.core
+    match = _ZH.search(core)
+    if match is None:
+        return None
+    if match.group("unsaid"):
+        return Revocation("", True, False)
+    before, after = core[: match.start()], core[match.end():]
+    if _SELF_ZH.search(before):
+        return None  # "我已经删了" says what the user did, it asks nothing of the assistant
+    if match.group("stop"):  # "不用再推荐咖啡馆了": the request is 推荐 + 咖啡馆
+        thing = _FRAME_ZH.sub(" ", after).strip("，,。 ")
+        return Revocation(thing, False, True) if terms_of(thing) else None
+    if match.group("erase") and not _SPEECH_ZH.search(core):
+        return None
+    # The thing stands before the verb ("把那条关于房租的删掉", "学校名字你别存了").
+    about = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
+    if terms_of(about):
+        return Revocation(re.sub(r"\s{1,8}", " ", about), False, False)
+    if _POINTER_ZH.search(core):
+        return Revocation("", True, False)
+    return None
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\s{2,}", " ", text).strip(" ,.;:!")
+
+
+def revocation_targets(revocation: Revocation, history: list[dict[str, Any]]) -> list[Target]:
+    """The sentences ``revocation`` takes back among ``history`` (the scope's live user records,
+    oldest first): every sentence holding the thing's words, or the latest statement it points at."""
+    if revocation.pointer:
+        # The latest statement that is not itself a take-back (a revocation is no thing to revoke).
+        for record in reversed(history[-RECENT_POINTER:]):
+            if detect_revocation(record["content"]) is None:
+                return [Target(record["record_id"], (0, len(record["content"])), "pointer")]
+        return []
+    wanted = terms_of(revocation.about)
+    if not wanted:
+        return []
+    # All of a short description's words; two thirds of a longer one's ("water the plants on the balcony").
+    needed = len(wanted) if len(wanted) <= 2 else -(-2 * len(wanted) // 3)
+    targets: list[Target] = []
+    for record in reversed(history):
+        for start, end in _sentences(record["content"]):
+            if len(wanted & terms_of(record["content"][start:end])) >= needed:
+                targets.append(Target(record["record_id"], (start, end), "withdrawn" if revocation.withdraws else "named"))
+        if len(targets) >= MAX_TARGETS:
+            break
+    return targets[:MAX_TARGETS]
+
+
+def _sentences(content: str) -> list[tuple[int, int]]:
+    """The sentences of ``content`` as spans: a revocation takes back whole sentences."""
+    spans: dict[int, list[int]] = {}
+    for clause in read_message(content):
+        span = spans.setdefault(clause.sentence, [clause.start, clause.end])
+        span[1] = clause.end
+    ends = [_TERMINATOR.match(content, end).end() for _, end in spans.values()]  # with its full stop
+    return [(start, end) for (start, _), end in zip(spans.values(), ends)] or [(0, len(content))]
+
+
+_TERMINATOR = re.compile(r"[。！？!?；;.…\s]{0,8}")

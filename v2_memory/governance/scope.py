@@ -1,0 +1,66 @@
+"""Scope by speech, and the task boundary: how long and where a message holds.
+
+A message's domain says where it may be recalled (``admission.py``): ``session`` only in its
+session while it lasts, ``task`` only in its task. A caller may set it; a user may also *say* it:
+
+    "for this session only, explain like I'm 12", "today only: I'm in the Berlin office",
+    "I'm on my phone right now, keep it short", "这轮对话回答简短点", "今天聊天用东北话"
+                                        → session (when the message has a session)
+    "just in this task, assume a 5k budget", "这个任务里注释都用英文"
+                                        → task (when the message has a task)
+
+A scope is a phrase about the conversation's own time or task ("this chat", "today only", "the
+rest of this conversation", "这轮", "本次会话", "这个任务里"), or a passing state with a request
+that depends on it ("I'm driving right now, so …", "我在开车，…简短点"). A lasting statement is
+never scoped by "now" alone: "I live in Berlin now" is an update, not a session note.
+
+    >>> spoken_scope("for the rest of this chat answer in Spanish please")
+    'session'
+    >>> spoken_scope("这个任务里注释都用英文")
+    'task'
+    >>> spoken_scope("I moved to Valencia now") is None
+    True
+
+The task boundary holds whatever the caller set: a message written inside a task (``task_id``
+given, no domain) is that task's, so a read in *another* task never sees it, and a finished task's
+messages leave the running story of reads in other tasks (``task_bound``).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["spoken_scope", "task_bound"]
+
+_SESSION_EN = re.compile(
+    r"\b(?:for|in|during|through|throughout)\s{1,3}(?:the\s{1,3}rest\s{1,3}of\s{1,3})?(?:this|the|today'?s|our|tonight'?s)\s{1,3}"
+    r"(?:chat|session|conversation|call|thread)\b"
+    r"|\b(?:this|the)\s{1,3}(?:chat|session|conversation)\s{1,3}only\b|\b(?:today|tonight)\s{1,3}only\b|\bjust\s{1,3}(?:for\s{1,3})?(?:today|tonight)\b"
+    r"|\bonly\s{1,3}(?:for\s{1,3})?(?:today|tonight|this\s{1,3}(?:chat|session|conversation))\b|\buntil\s{1,3}(?:we'?re\s{1,3}done|the\s{1,3}end\s{1,3}of\s{1,3}(?:this|the)\s{1,3}(?:chat|session|conversation))\b",
+    re.I)
+# A passing state, then a request that depends on it: "I'm on my phone right now so keep replies short".
+_PASSING_EN = re.compile(r"\b(?:right\s{1,3}now|at\s{1,3}the\s{1,3}moment|currently)\b.{0,60}?\b(?:so|please|keep|reply|answer|use|talk|write|give)\b", re.I)
+_SESSION_ZH = re.compile(r"这轮|这一轮|本轮|这次(?:对话|聊天|会话)|本次(?:对话|聊天|会话)|这个(?:对话|会话)里?|今天(?:的)?(?:聊天|对话)|今天先|只(?:限|在)?今天|就今天")
+_PASSING_ZH = re.compile(r"(?:我)?(?:现在|这会儿|正|正在)(?:在)?(?:开车|走路|开会|地铁上|路上|用手机|手机上|骑车|排队)")
+_TASK_EN = re.compile(r"\b(?:in|for|within|on)\s{1,3}this\s{1,3}(?:task|project|ticket)\b|\b(?:task|project)[-\s]{1,3}only\b", re.I)
+_TASK_ZH = re.compile(r"(?:这个|本|当前|这项)(?:任务|task|项目)(?:里|中|内|期间)?|任务内")
+
+
+def spoken_scope(text: str) -> str | None:
+    """"session" or "task" when the message says it holds only there, else None (linear: each
+    pattern's repeats are bounded and it reads at most ``LIMIT`` characters)."""
+    head = text[:LIMIT]
+    if _TASK_EN.search(head) or _TASK_ZH.search(head):
+        return "task"
+    if _SESSION_EN.search(head) or _SESSION_ZH.search(head) or _PASSING_EN.search(head) or _PASSING_ZH.search(head):
+        return "session"
+    return None
+
+
+LIMIT = 2000  # a scope is said near the words it scopes: the first characters of a message
+
+
+def task_bound(record: dict[str, Any]) -> bool:
+    """Whether ``record`` belongs to its task: a task-domain record, or one written inside a task
+    with no domain of its own (a persona or session record says where it holds itself)."""
+    return record.get("domain") == "task" or (record.get("domain") is None and bool(record.get("task_id")))
