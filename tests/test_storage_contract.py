@@ -830,7 +830,7 @@ def test_outbox_rows_a_process_left_are_logged_once_and_a_clean_close_leaves_non
 def test_forget_after_a_failed_log_append_leaves_no_outbox_row_quoting_the_record(tmp_path, monkeypatch):
     """A read committed but its log line could not be written (disk full): the row waits in the
     outbox. A forget of a record that read quoted must leave no copy there either."""
-    from v2_memory.storage.audit_log import AuditLog
+    from v2_memory.storage.audit_log import JsonlAuditLog as AuditLog
     from v2_memory.storage.contract import DelayedLogWarning
 
     path = tmp_path / "memory_store.json"
