@@ -1307,7 +1307,7 @@ def test_a_database_log_keeps_its_newest_events_and_a_new_process_trims_on_its_f
 
 
 def test_an_in_memory_log_keeps_its_newest_events():
-    from v2_memory.storage.audit_log import AuditEvent, AuditLog
+    from v2_memory.storage.audit_log import AuditEvent, JsonlAuditLog as AuditLog
 
     log = AuditLog(None, max_events=3)
     for n in range(250):
