@@ -29,7 +29,7 @@ __all__ = ["CASES", "load_cases", "replay_case", "judge_case", "run_injection"]
 
 CASES = Path(__file__).with_name("cases") / "injection_suite.json"
 FORMAT = "v2_memory.injection_cases"
-_LABEL = re.compile(r"^(recent: |memory\([^)]*\): |summary: |persona:[^=]*= |task:[^=]*= )")
+_LABEL = re.compile(r"^(recent(?:\([^)]*\))?: |memory\([^)]*\): |summary(?:\([^)]*\))?: |persona:[^=]*= |task:[^=]*= )")
 
 
 def load_cases(path: Path | str = CASES) -> list[dict[str, Any]]:

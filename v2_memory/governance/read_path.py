@@ -70,18 +70,22 @@ class ReadPath:
                                                          if explanation.route.kind == "task" else [])]
         items += [ContextItem("persona", line) for line in self.governor.fact_lines(explanation.facts)]
         summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers)
-        if summary.text:
-            items.append(ContextItem("summary", summary.text))
         entries = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
-        items += [ContextItem("recent", message.content, message.role, rid) for rid, message in entries]
+        # Which of the words shown instruct the assistant: their lines are marked quoted.
+        in_summary = [rid for rid in words_of(summary) if rid is not None] if summary.text else []
+        states = self.governor.states([rid for rid, _ in entries if rid is not None] + in_summary)
+        instructs = {rid for rid, state in states.items() if state.quoted}
+        if summary.text:
+            items.append(ContextItem("summary", summary.text, quoted=bool(instructs & set(in_summary))))
+        items += [ContextItem("recent", message.content, message.role, rid, quoted=rid in instructs) for rid, message in entries]
         # Memories already shown in the recent window are not repeated.
         in_window = {record_id for record_id, _ in entries}
         fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
         self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
         # relevance × weight: the threshold was applied to their product, the effective score.
-        items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight)
+        items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight, a.quoted)
                   for a in fresh]
-        shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in quoted(summary) if rid is not None]
+        shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in words_of(summary) if rid is not None]
         return ContextRead(explanation, items, shown + [a.record_id for a in fresh])
 
     def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
@@ -117,7 +121,7 @@ class ReadPath:
         return summary
 
 
-def quoted(summary: Summary) -> tuple[int | None, ...]:
+def words_of(summary: Summary) -> tuple[int | None, ...]:
     """The records whose words the summary's text holds (every covered one, if it does not say
     which record every snippet shows: an older release's snippets)."""
     return summary.covers if summary.shows is None or None in summary.shows else summary.shows

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState
-from .admission import ReadContext, boundary_reasons
+from .admission import ReadContext, boundary_reasons, notes_of
 
 __all__ = ["SummaryEntry", "judge_summary"]
 
@@ -35,9 +35,10 @@ class SummaryEntry:
     record_id: int | None
     shown: bool
     reasons: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # ("instruction_quoted",): shown, its part of the summary marked quoted
 
     def to_dict(self) -> dict[str, Any]:
-        return {"record_id": self.record_id, "shown": self.shown, "reasons": list(self.reasons)}
+        return {"record_id": self.record_id, "shown": self.shown, "reasons": list(self.reasons), "notes": list(self.notes)}
 
 
 def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any]], states: dict[int, MemoryState],
@@ -58,5 +59,5 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
             reasons = tuple(r for r in boundary_reasons(record, state, read) if r != "sensitive")
             if record.get("domain") == "task" and read.task_state(record.get("task_id") or "")[0] == "finished":
                 reasons += ("task_finished",)  # kept in history, no longer part of the running story
-            entries.append(SummaryEntry(record_id, not reasons, reasons))
+            entries.append(SummaryEntry(record_id, not reasons, reasons, notes_of(state)))
     return entries

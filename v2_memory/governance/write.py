@@ -20,6 +20,7 @@ from .identifiers import extract_identifiers
 from .judge import Judge, read_message_facts
 from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
+from ..text.instructions import find_instruction
 from ..text.sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
 
 __all__ = ["WritePlan", "plan_write", "SensitiveDataError"]
@@ -51,6 +52,7 @@ class WritePlan:
     claims: tuple[Claim, ...] = ()  # every fact the message declares (``declaration`` is the first)
     read_by: str = "rules"  # which engine read the sentences: rules | judge
     affirmation: bool = False  # "OK" / "对": a reply that may confirm the previous message's facts
+    quoted: bool = False  # it instructs the assistant: stored, but only ever recalled as quoted words
 
 
 def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: DecayRates = DecayRates(),
@@ -85,9 +87,14 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
     skip = not_embedded_reason(message.content)
     if skip:
         reasons.append(f"not_embedded:{skip}")
-    # Step 4: only a user speaking about themselves declares facts or corrects the record; the
+    # Step 4: a message that instructs the assistant ("ignore previous instructions", a forged
+    # "SYSTEM:" line) is kept as what was said, and nothing more: no fact, no correction, no route.
+    instruction = find_instruction(message.content)
+    if instruction:
+        reasons.append(instruction.reason)
+    # Step 5: only a user speaking about themselves declares facts or corrects the record; the
     # sentences are read clause by clause (by the rules, or a judge the rules check).
-    is_user = source == "user_input"
+    is_user = source == "user_input" and instruction is None
     reading = read_message_facts(window_text, judge) if is_user else None  # never a raw sensitive value
     correction = reading.correction if reading else None
     claims = reading.claims if reading else ()  # kept beside a correction: used if it finds no target
@@ -104,6 +111,7 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         stored_text=stored_text, window_text=window_text, embed=skip is None, isolated=isolated,
         reasons=tuple(reasons), sensitive=tuple(findings),
         declaration=claims[0].declaration if claims else None, correction=correction,
-        identifiers=tuple(extract_identifiers(window_text)), claims=claims,
+        identifiers=() if instruction else tuple(extract_identifiers(window_text)), claims=claims,
         read_by=reading.engine if reading else "rules", affirmation=is_user and is_affirmation(window_text),
+        quoted=instruction is not None,
     )
