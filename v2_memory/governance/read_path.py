@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..context import ContextItem
+from ..text.instructions import find_instruction
 from ..tracks.cache import TrackCache, record_message
 from ..tracks.summarizer import Summary
 from .admission import Explanation
@@ -77,7 +78,11 @@ class ReadPath:
         instructs = {rid for rid, state in states.items() if state.quoted}
         if summary.text:
             items.append(ContextItem("summary", summary.text, quoted=bool(instructs & set(in_summary))))
-        items += [ContextItem("recent", message.content, message.role, rid, quoted=rid in instructs) for rid, message in entries]
+        # subtle: a message kept out of the store (code- or JSON-shaped text) has no ledger row to
+        # hold its mark; the window holds its words, which are recognised again (the same answer).
+        items += [ContextItem("recent", message.content, message.role, rid,
+                              quoted=rid in instructs if rid is not None else self._instructs(message.content))
+                  for rid, message in entries]
         # Memories already shown in the recent window are not repeated.
         in_window = {record_id for record_id, _ in entries}
         fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
@@ -87,6 +92,9 @@ class ReadPath:
                   for a in fresh]
         shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in words_of(summary) if rid is not None]
         return ContextRead(explanation, items, shown + [a.record_id for a in fresh])
+
+    def _instructs(self, text: str) -> bool:
+        return self.governor.policy.enabled and find_instruction(text) is not None
 
     def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
                 identifiers: tuple[str, ...] = ()) -> Summary:
