@@ -7,7 +7,7 @@ How this is proved without a clock, in two parts:
    rest of a run of spaces. If every repeat in a pattern has a finite maximum, then from any start
    the engine explores a tree of paths whose size depends on the pattern alone, never on the text:
    a constant C. A scan of n characters then costs at most C × n. The first test walks the parse
-   tree of every pattern in the detector modules (sensitive, identifiers, policy, router) and fails
+   tree of every pattern in the detector modules (sensitive, identifiers, policy, router, instructions) and fails
    on any unbounded repeat.
 
 2. **The Python around them, by counting.** Loops over matches can still be quadratic (the old
@@ -26,12 +26,13 @@ import sys
 import pytest
 
 from v2_memory.governance import identifiers, policy, revocation, router, scope
-from v2_memory.text import sensitive
+from v2_memory.text import instructions, sensitive
 from v2_memory.governance.identifiers import extract_identifiers
 from v2_memory.governance.policy import not_embedded_reason
 from v2_memory.governance.revocation import detect_revocations
 from v2_memory.governance.router import route
 from v2_memory.governance.scope import spoken_scope
+from v2_memory.text.instructions import find_instruction
 from v2_memory.text.sensitive import find_sensitive
 
 try:  # Python 3.11+
@@ -41,14 +42,15 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route, detect_revocations, spoken_scope]
+DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route, detect_revocations, spoken_scope, find_instruction]
 UNITS = [" ", "1", "1 ", "1.", ".", "-", "1-", "password ", "password: ", "密码是", "my PIN is now ", "order #", "ticket ",
          "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x",
-         "forget ", "don't store this: ", "stop reminding me ", "别再提醒", "把上一句删掉，", "right now ", "这轮"]
+         "forget ", "don't store this: ", "stop reminding me ", "别再提醒", "把上一句删掉，", "right now ", "这轮",
+         "ignore all previous ", "you are now ", "SYSTEM: ", "[admin ", "忽略之前的", "把你的", "anyone ", "x.io "]
 
 
 def _patterns(module) -> list[tuple[str, re.Pattern[str]]]:
-    """Every compiled pattern a module holds at top level, alone or inside lists and tuples."""
+    """Every compiled pattern a module holds at top level, alone or inside lists, tuples and dicts."""
     found = []
     for name, value in vars(module).items():
         stack = [value]
@@ -58,6 +60,8 @@ def _patterns(module) -> list[tuple[str, re.Pattern[str]]]:
                 found.append((f"{module.__name__}.{name}", item))
             elif isinstance(item, (list, tuple)):
                 stack.extend(item)
+            elif isinstance(item, dict):
+                stack.extend(item.values())
     return found
 
 
@@ -78,7 +82,7 @@ def _unbounded(tree) -> list[str]:
 
 
 def test_every_detector_pattern_has_only_bounded_repeats():
-    patterns = [p for module in (sensitive, identifiers, policy, router, revocation, scope) for p in _patterns(module)]
+    patterns = [p for module in (sensitive, identifiers, policy, router, revocation, scope, instructions) for p in _patterns(module)]
     assert len(patterns) >= 30  # the walk really found them
     offenders = {name: _unbounded(sre_parse.parse(p.pattern, p.flags)) for name, p in patterns}
     assert {name: found for name, found in offenders.items() if found} == {}
@@ -123,3 +127,4 @@ def test_one_megabyte_adversarial_messages(unit, expected_kinds):
     assert {f.kind for f in find_sensitive(text)} == expected_kinds
     assert route(text).kind in ("conversation", "semantic", "task", "exact")
     assert not_embedded_reason(text) in (None, "symbols_only", "filler")
+    assert find_instruction(text) is None

@@ -12,6 +12,12 @@ fact, the summary, each recent message, each admitted memory — and renders the
                        (persona, task, summary, admitted memories) as data, then the recent window
                        as the conversation's own turns
 
+A memory that instructs the assistant ("ignore previous instructions", a forged "SYSTEM:" line;
+``text/instructions.py`` recognises them when they are written) is an item with ``quoted=True``:
+its label says so — ``recent(quoted): user: …``, ``memory(0.430×1.00, quoted): …``,
+``summary(quoted): …`` when the summary shows one — the sections say ``"quoted": true``, and in
+the chat form it stays inside the quoted block even when it is a recent user or assistant turn.
+
 How to put memory in a prompt so that it is quoted, not obeyed: the model is told, in the system
 message and outside the quoted block, that memory is data about the user; the quoted block is
 fenced (``<memory>`` … ``</memory>``) and its every line starts with the library's label, so a
@@ -57,19 +63,21 @@ class ContextItem:
     record_id: int | None = None
     relevance: float | None = None  # memory lines: what the threshold saw before weight
     weight: float | None = None
+    quoted: bool = False  # its words instruct the assistant: shown as said, marked quoted, never obeyed
 
     def line(self) -> str:
         """The item as one line of the text form: the library's label, then the text on one line."""
         if self.section in ("task", "persona"):
             return one_line(self.text)
         said = one_line(f"{self.role}: {self.text}" if self.role is not None else self.text)
+        mark = ", quoted" if self.quoted else ""
         if self.section == "memory":
-            return f"memory({self.relevance:.3f}×{self.weight:.2f}): {said}"
-        return f"{self.section}: {said}"
+            return f"memory({self.relevance:.3f}×{self.weight:.2f}{mark}): {said}"
+        return f"{self.section}{'(quoted)' if self.quoted else ''}: {said}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"section": self.section, "role": self.role, "record_id": self.record_id, "text": self.text,
-                "relevance": self.relevance, "weight": self.weight}
+                "relevance": self.relevance, "weight": self.weight, "quoted": self.quoted}
 
 
 def render(items: Sequence[ContextItem], format: str) -> Any:
@@ -93,8 +101,8 @@ def render_sections(items: Sequence[ContextItem]) -> list[dict[str, Any]]:
 
 def render_messages(items: Sequence[ContextItem]) -> list[dict[str, str]]:
     """A system message quoting the memory, then the recent window's user and assistant turns as
-    turns (another role's window line stays quoted in the system message)."""
-    turns = [item for item in items if item.section == "recent" and item.role in CHAT_ROLES]
+    turns (another role's window line, and a quoted instruction, stay in the system message)."""
+    turns = [item for item in items if item.section == "recent" and item.role in CHAT_ROLES and not item.quoted]
     as_turns = {id(item) for item in turns}
     quoted = [_fenced(item.line()) for item in items if id(item) not in as_turns]
     system = [{"role": "system", "content": MEMORY_PREAMBLE + "\n<memory>\n" + "\n".join(quoted) + "\n</memory>"}]

@@ -218,6 +218,7 @@ class MemoryState:
     miss_streak: int = 0
     superseded_by: int | None = None
     isolated: bool = False
+    quoted: bool = False  # it instructs the assistant (``text/instructions.py``): recalled only as quoted words
 
     @property
     def weight(self) -> float:

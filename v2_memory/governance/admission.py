@@ -15,6 +15,11 @@ to the *effective* score (similarity × weight). Rejections say why, with the nu
     decayed                 similar enough, but time, disuse or conflict took its weight
     duplicate               it says what an admitted memory already says
     beyond_top_k            it passed, but top_k better memories came first
+
+Some memories are admitted with a note on how they may be shown (``notes``), not a rejection:
+
+    instruction_quoted      it instructs the assistant ("ignore previous instructions"): it may be
+                            recalled as what was said, on a line marked quoted, never obeyed
 """
 from __future__ import annotations
 
@@ -34,7 +39,7 @@ from ..messages import MemoryState
 from .router import Route
 from .scope import task_bound
 
-__all__ = ["Admission", "Explanation", "ReadContext", "admit", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
+__all__ = ["Admission", "Explanation", "ReadContext", "admit", "notes_of", "collapse_duplicates", "mmr_order", "cut_to_top_k"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -58,6 +63,12 @@ class Admission(Displayed):
             object.__setattr__(self, "relevance", self.similarity)
     recalled_via: int | None = None  # a correction, brought in by the memory it superseded
     components: dict[str, float] | None = None  # hybrid retrieval: lexical, cosine, semantic, fused
+    notes: tuple[str, ...] = ()  # how it may be shown, admitted or not: ("instruction_quoted",)
+
+    @property
+    def quoted(self) -> bool:
+        """It instructs the assistant: a context shows it only on a line marked quoted."""
+        return "instruction_quoted" in self.notes
 
     @property
     def record_id(self) -> int:
@@ -89,14 +100,16 @@ class Admission(Displayed):
             "admitted": self.admitted, "reasons": list(self.reasons),
             "duplicates": self.duplicates, "duplicate_of": self.duplicate_of,
             "exact": self.exact, "recalled_via": self.recalled_via,
-            "relevance": round(self.relevance, digits),
+            "relevance": round(self.relevance, digits), "notes": list(self.notes),
             **({"components": {k: round(v, digits) for k, v in self.components.items()}} if self.components else {}),
         }
 
     def _shown(self) -> Shown:
         """The decision first, then the numbers behind it, then the memory itself."""
         fields: list[tuple[str, Any]] = [("record_id", self.record_id), ("admitted", self.admitted),
-                                         ("reasons", self.reasons), ("similarity", self.similarity)]
+                                         ("reasons", self.reasons)]
+        fields += [("notes", self.notes)] if self.notes else []
+        fields.append(("similarity", self.similarity))
         if self.relevance != self.similarity:
             fields.append(("relevance", self.relevance))  # an exact identifier match counts as 1.0
         fields += [("weight", self.weight), ("effective", self.effective), ("threshold", self.threshold)]
@@ -153,7 +166,7 @@ class Explanation(Displayed, Sequence):
             fields.append(("facts", tuple(fact_phrase(f) for f in self.facts)))
         if self.summary:
             fields.append(("summary", tuple(_summary_verdict(entry) for entry in self.summary)))
-        rows = tuple((a.record_id, a.admitted, a.reasons, a.similarity, a.weight, a.effective,
+        rows = tuple((a.record_id, a.admitted, a.reasons + a.notes, a.similarity, a.weight, a.effective,
                       a.record.get("source"), a.record.get("content")) for a in self.admissions)
         return Shown("Explanation", tuple(fields), self._HEADERS, rows)
 
@@ -161,7 +174,8 @@ class Explanation(Displayed, Sequence):
 def _summary_verdict(entry: Any) -> str:
     """``#3 shown`` or ``#5 hidden: superseded``: what this read's summary did with one memory."""
     which = f"#{entry.record_id}" if entry.record_id is not None else "a message"  # None: never stored
-    return f"{which} shown" if entry.shown else f"{which} hidden: {', '.join(entry.reasons)}"
+    notes = f" ({', '.join(entry.notes)})" if entry.notes else ""
+    return f"{which} shown{notes}" if entry.shown else f"{which} hidden: {', '.join(entry.reasons)}{notes}"
 
 
 @dataclass(frozen=True)
@@ -252,7 +266,12 @@ def admit(similarity: float, record: dict[str, Any], state: MemoryState, read: R
     elif effective < read.threshold and not reasons:
         reasons.append("decayed")  # only when nothing else explains the rejection
     return Admission(record, similarity, weight, effective, read.threshold, not reasons, tuple(reasons),
-                     exact=exact, relevance=relevance, components=parts)
+                     exact=exact, relevance=relevance, components=parts, notes=notes_of(state))
+
+
+def notes_of(state: MemoryState) -> tuple[str, ...]:
+    """How a memory may be shown, whatever the verdict: quoted, when it instructs the assistant."""
+    return ("instruction_quoted",) if state.quoted else ()
 
 
 def _shares_content(query_terms: frozenset[str], record: dict[str, Any]) -> bool:

@@ -113,8 +113,8 @@ class Governor:
                  record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
         """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
         revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
-        if not self.policy.enabled or plan.source != "user_input":
-            return (), (), [], ()
+        if not self.policy.enabled or plan.source != "user_input" or plan.quoted:
+            return (), (), [], ()  # a quoted instruction confirms, corrects and updates nothing
         resolver = Resolver(self.store, self.ledger, self.policy.rates, _iso)
         reasons: tuple[str, ...] = ()
         if plan.affirmation and resolver.confirm_reply(message, record_id):
@@ -162,7 +162,7 @@ class Governor:
         key = scope_key(message.user_id, message.tenant_id)
         if self.policy.enabled:
             self.ledger.register(record["record_id"], key, verified=plan.verified, base_weight=plan.base_weight,
-                                 isolated=plan.isolated)
+                                 isolated=plan.isolated, quoted=plan.quoted)
             self.ledger.index_identifiers(record["record_id"], key, plan.identifiers)
         return record["record_id"]
 

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..context import ContextItem
+from ..text.instructions import find_instruction
 from ..tracks.cache import TrackCache, record_message
 from ..tracks.summarizer import Summary
 from .admission import Explanation
@@ -70,19 +71,30 @@ class ReadPath:
                                                          if explanation.route.kind == "task" else [])]
         items += [ContextItem("persona", line) for line in self.governor.fact_lines(explanation.facts)]
         summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers)
-        if summary.text:
-            items.append(ContextItem("summary", summary.text))
         entries = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
-        items += [ContextItem("recent", message.content, message.role, rid) for rid, message in entries]
+        # Which of the words shown instruct the assistant: their lines are marked quoted.
+        in_summary = [rid for rid in words_of(summary) if rid is not None] if summary.text else []
+        states = self.governor.states([rid for rid, _ in entries if rid is not None] + in_summary)
+        instructs = {rid for rid, state in states.items() if state.quoted}
+        if summary.text:
+            items.append(ContextItem("summary", summary.text, quoted=bool(instructs & set(in_summary))))
+        # subtle: a message kept out of the store (code- or JSON-shaped text) has no ledger row to
+        # hold its mark; the window holds its words, which are recognised again (the same answer).
+        items += [ContextItem("recent", message.content, message.role, rid,
+                              quoted=rid in instructs if rid is not None else self._instructs(message.content))
+                  for rid, message in entries]
         # Memories already shown in the recent window are not repeated.
         in_window = {record_id for record_id, _ in entries}
         fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
         self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
         # relevance × weight: the threshold was applied to their product, the effective score.
-        items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight)
+        items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight, a.quoted)
                   for a in fresh]
-        shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in quoted(summary) if rid is not None]
+        shown = [rid for rid, _ in entries if rid is not None] + [rid for rid in words_of(summary) if rid is not None]
         return ContextRead(explanation, items, shown + [a.record_id for a in fresh])
+
+    def _instructs(self, text: str) -> bool:
+        return self.governor.policy.enabled and find_instruction(text) is not None
 
     def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
                 identifiers: tuple[str, ...] = ()) -> Summary:
@@ -117,7 +129,7 @@ class ReadPath:
         return summary
 
 
-def quoted(summary: Summary) -> tuple[int | None, ...]:
+def words_of(summary: Summary) -> tuple[int | None, ...]:
     """The records whose words the summary's text holds (every covered one, if it does not say
     which record every snippet shows: an older release's snippets)."""
     return summary.covers if summary.shows is None or None in summary.shows else summary.shows

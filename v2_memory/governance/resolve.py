@@ -184,7 +184,8 @@ class Resolver:
         state = self.ledger.states([record["record_id"]]).get(record["record_id"])
         key = scope_key(record["user_id"], record.get("tenant_id"))
         self.ledger.register(split["record_id"], key, verified=state.verified if state else True,
-                             base_weight=state.base_weight if state else 1.0, isolated=state.isolated if state else False)
+                             base_weight=state.base_weight if state else 1.0, isolated=state.isolated if state else False,
+                             quoted=state.quoted if state else False)
         self.ledger.index_identifiers(split["record_id"], key, extract_identifiers(kept))
         for fact in self.ledger.facts_by_record([record["record_id"]]).get(record["record_id"], []):
             if fact.value.casefold() in kept.casefold():  # re-pointed: its status (confirmed or not) is kept

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState
-from .admission import ReadContext, boundary_reasons
+from .admission import ReadContext, boundary_reasons, notes_of
 from .scope import task_bound
 
 __all__ = ["SummaryEntry", "judge_summary"]
@@ -36,9 +36,10 @@ class SummaryEntry:
     record_id: int | None
     shown: bool
     reasons: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # ("instruction_quoted",): shown, its part of the summary marked quoted
 
     def to_dict(self) -> dict[str, Any]:
-        return {"record_id": self.record_id, "shown": self.shown, "reasons": list(self.reasons)}
+        return {"record_id": self.record_id, "shown": self.shown, "reasons": list(self.reasons), "notes": list(self.notes)}
 
 
 def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any]], states: dict[int, MemoryState],
@@ -60,5 +61,5 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
             if (task_bound(record) and read.task_state(record.get("task_id") or "")[0] == "finished"
                     and (record.get("domain") == "task" or record.get("task_id") != read.task_id)):
                 reasons += ("task_finished",)  # kept in history, no longer part of the running story
-            entries.append(SummaryEntry(record_id, not reasons, reasons))
+            entries.append(SummaryEntry(record_id, not reasons, reasons, notes_of(state)))
     return entries

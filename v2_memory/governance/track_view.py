@@ -62,7 +62,7 @@ class TrackView:
         asked = set(identifiers)
         # A memory naming only other identifiers, or a look-alike number ("481" when room 418 is
         # asked), is about another thing: the summary of this read leaves it out.
-        return [SummaryEntry(e.record_id, False, e.reasons + ("identifier_mismatch",))
+        return [SummaryEntry(e.record_id, False, e.reasons + ("identifier_mismatch",), e.notes)
                 if e.shown and ((named.get(e.record_id) and not named[e.record_id] & asked)
                                 or (not named.get(e.record_id, set()) & asked and e.record_id in records
                                     and look_alike(records[e.record_id]["content"], identifiers)))

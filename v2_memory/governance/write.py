@@ -22,6 +22,7 @@ from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
 from .revocation import Revocation, detect_revocations
 from .scope import spoken_scope
+from ..text.instructions import find_instruction
 from ..text.sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
 
 __all__ = ["WritePlan", "plan_write", "SensitiveDataError"]
@@ -55,6 +56,7 @@ class WritePlan:
     affirmation: bool = False  # "OK" / "对": a reply that may confirm the previous message's facts
     scope: str | None = None  # "session" / "task" when the user said the message holds only there
     revocations: tuple[Revocation, ...] = ()  # "forget what I told you about …": what it takes back is found on write
+    quoted: bool = False  # it instructs the assistant: stored, but only ever recalled as quoted words
 
 WITHHELD = "[withheld at the user's request]"
 
@@ -100,7 +102,14 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
     skip = not_embedded_reason(content)
     if skip:
         reasons.append(f"not_embedded:{skip}")
-    # Step 5: only a user speaking about themselves declares facts or corrects the record; the
+    # Step 5: a message that instructs the assistant ("ignore previous instructions", a forged
+    # "SYSTEM:" line) is kept as what was said, and nothing more: no fact, no correction, no route,
+    # no take-back and no scope.
+    instruction = find_instruction(content)
+    if instruction:
+        reasons.append(instruction.reason)
+        is_user, revocations = False, ()
+    # Step 6: only a user speaking about themselves declares facts or corrects the record; the
     # sentences are read clause by clause (by the rules, or a judge the rules check).
     reading = read_message_facts(window_text, judge) if is_user else None  # never a raw sensitive value
     correction = reading.correction if reading else None
@@ -123,7 +132,7 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         stored_text=stored_text, window_text=window_text, embed=skip is None, isolated=isolated,
         reasons=tuple(reasons), sensitive=tuple(findings),
         declaration=claims[0].declaration if claims else None, correction=correction,
-        identifiers=tuple(extract_identifiers(window_text)), claims=claims,
+        identifiers=() if instruction else tuple(extract_identifiers(window_text)), claims=claims,
         read_by=reading.engine if reading else "rules", affirmation=is_user and is_affirmation(window_text),
-        revocations=revocations, scope=scope,
+        revocations=revocations, scope=scope, quoted=instruction is not None,
     )

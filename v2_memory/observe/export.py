@@ -56,4 +56,5 @@ def _state(state: Any) -> dict[str, Any] | None:
     if state is None:
         return None
     return {"verified": state.verified, "base_weight": state.base_weight, "usage": state.usage,
-            "conflict": state.conflict, "superseded_by": state.superseded_by, "isolated": state.isolated}
+            "conflict": state.conflict, "superseded_by": state.superseded_by, "isolated": state.isolated,
+            "quoted": state.quoted}

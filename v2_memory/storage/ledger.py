@@ -3,7 +3,8 @@
 Records in the store never change; what governance learns about them does. One table each:
 
     memories      record_id -> verified, base weight, usage and conflict factors, miss streak,
-                  superseded_by, isolated (sensitive data kept but never admitted)
+                  superseded_by, isolated (sensitive data kept but never admitted), quoted (it
+                  instructs the assistant: shown only as quoted words)
     identifiers   (scope, identifier) -> record_id: exact matching for CS201 vs CS202
     facts         (scope, key, value) -> polarity, pending | confirmed | superseded
 
@@ -21,12 +22,13 @@ from .database import StateDatabase
 
 __all__ = ["Ledger", "MemoryState", "Fact", "scope_key", "LEDGER_VERSION"]
 
-LEDGER_VERSION = 1
+LEDGER_VERSION = 2  # 2: memories.quoted
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
     record_id INTEGER PRIMARY KEY, scope TEXT NOT NULL, verified INTEGER NOT NULL,
     base_weight REAL NOT NULL, usage REAL NOT NULL DEFAULT 1.0, conflict REAL NOT NULL DEFAULT 1.0,
-    miss_streak INTEGER NOT NULL DEFAULT 0, superseded_by INTEGER, isolated INTEGER NOT NULL DEFAULT 0);
+    miss_streak INTEGER NOT NULL DEFAULT 0, superseded_by INTEGER, isolated INTEGER NOT NULL DEFAULT 0,
+    quoted INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS memories_scope ON memories (scope);
 CREATE TABLE IF NOT EXISTS identifiers (
     record_id INTEGER NOT NULL, scope TEXT NOT NULL, identifier TEXT NOT NULL,
@@ -48,6 +50,11 @@ def scope_key(user_id: str, tenant_id: str | None = None) -> str:
     return _compact_json([tenant_id, user_id])
 
 
+def _state(row: tuple) -> MemoryState:
+    """A ``memories`` row (record_id first) as a ``MemoryState``."""
+    return MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7]), bool(row[8]))
+
+
 _compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # made once: called on every call
 
 
@@ -67,14 +74,25 @@ class Ledger:
         self._known: dict[int, MemoryState | None] = {}
         self._known_epoch: int | None = None
         self._wanted: list[int] = []
+        old = self.db.meta("version") if "meta" in self.db.tables() else None  # before check_version stamps it
         self.db.ensure(_SCHEMA)
         self.db.check_version("version", LEDGER_VERSION, "ledger")
+        # A version 1 ledger gains its ``quoted`` column (every old row: not quoted). A read-only
+        # open cannot add it: its rows are read without it.
+        self._quoted = "quoted"
+        if old is not None and old.isdigit() and int(old) < 2:
+            if self.db.read_only:
+                self._quoted = "0"
+            else:
+                with self.db.transaction():
+                    self.db.execute("ALTER TABLE memories ADD COLUMN quoted INTEGER NOT NULL DEFAULT 0")
 
     def _rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
         return self.db.rows_in(sql, values, *leading)
 
     # -- memories --------------------------------------------------------------------------------
-    def register(self, record_id: int, scope: str, *, verified: bool, base_weight: float, isolated: bool = False) -> None:
+    def register(self, record_id: int, scope: str, *, verified: bool, base_weight: float, isolated: bool = False,
+                 quoted: bool = False) -> None:
         """Start a new record's row. A row left under the same id (a store that lost its tail in a
         power cut reuses ids) is wiped first, with its identifiers and facts: they were another record's."""
         with self.db.transaction():
@@ -82,11 +100,11 @@ class Ledger:
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
             # An upsert that resets every column (SQLite's INSERT OR REPLACE, in SQL PostgreSQL speaks too).
             self.db.write(
-                "INSERT INTO memories (record_id, scope, verified, base_weight, isolated) VALUES (?, ?, ?, ?, ?) "
+                "INSERT INTO memories (record_id, scope, verified, base_weight, isolated, quoted) VALUES (?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (record_id) DO UPDATE SET scope = excluded.scope, verified = excluded.verified, "
-                "base_weight = excluded.base_weight, isolated = excluded.isolated, usage = 1.0, conflict = 1.0, "
-                "miss_streak = 0, superseded_by = NULL",
-                (record_id, scope, int(verified), base_weight, int(isolated)),
+                "base_weight = excluded.base_weight, isolated = excluded.isolated, quoted = excluded.quoted, usage = 1.0, "
+                "conflict = 1.0, miss_streak = 0, superseded_by = NULL",
+                (record_id, scope, int(verified), base_weight, int(isolated), int(quoted)),
             )
 
     def states(self, record_ids: Iterable[int]) -> dict[int, MemoryState]:
@@ -125,8 +143,8 @@ class Ledger:
 
     def _read_states(self, record_ids: list[int]) -> dict[int, MemoryState]:
         rows = self._rows_in("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
-                             "isolated FROM memories WHERE record_id IN ({marks})", record_ids)
-        return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}
+                             f"isolated, {self._quoted} FROM memories WHERE record_id IN ({{marks}})", record_ids)
+        return {row[0]: _state(row) for row in rows}
 
     def verify(self, record_id: int) -> bool:
         """A user confirmed this memory: it becomes verified with full base weight."""
@@ -263,8 +281,8 @@ class Ledger:
     def all_states(self) -> dict[int, MemoryState]:
         """Every registered memory's state, in one scan (health reports; never per record parameters)."""
         rows = self.db.fetchall("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
-                                "isolated FROM memories")
-        return {row[0]: MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7])) for row in rows}
+                                f"isolated, {self._quoted} FROM memories")
+        return {row[0]: _state(row) for row in rows}
 
     # -- sentence-level governance: several facts per record, and usage that can recover -----------
     def facts_by_record(self, record_ids: Iterable[int]) -> dict[int, list[Fact]]:
