@@ -207,7 +207,7 @@ class MemoryManager(Lifecycle, Description):
     def _commit(self, message: Message, plan: Any) -> WriteResult:
         scope = (message.tenant_id, message.user_id)
         with self._tracks.changing(scope):
-            result, shown = self.governor.write(message, plan)
+            result, shown = self.governor.write(message, plan, self.window.entries(scope))
             if self._logging:
                 self.storage.log("writes", write_event(shown, result))  # shown: the message as the window holds it
             # Messages pushed out of the user's window are folded into that user's summary —

@@ -93,6 +93,7 @@ _ZH_RULES: list[tuple[str, str, int, bool]] = [
 ]
 _EN_OBJ = r"(?:an?\s+|the\s+|some\s+)?"
 _EN_V = r"(?P<v>[^\s].{0,40})"
+_ORG = r"(?-i:[A-Z])[\w&.'-]{0,30}(?:\s{1,3}(?-i:[A-Z])[\w&.'-]{0,30}){0,3}"
 _EN_RULES: list[tuple[str, str, int, bool]] = [
     (rf"(?:(?:'m|am)\s+)?not\s+allergic\s+to\s+{_EN_V}", "allergy", +1, False),
     (rf"(?:(?:'m|am)\s+)?(?:very\s+|severely\s+|super\s+|also\s+)?allergic\s+to\s+{_EN_V}", "allergy", -1, False),
@@ -125,7 +126,11 @@ _EN_RULES: list[tuple[str, str, int, bool]] = [
     (rf"(?:moved|relocated)\s+to\s+{_EN_V}", "location", +1, True),
     (r"(?:'m|am)\s+(?:now\s+)?in\s+(?P<v>[A-Z][\w .-]{1,30}?)\s+now", "location", +1, True),
     (rf"(?:work|'m\s+working|am\s+working)\s+(?:at|for)\s+{_EN_V}", "employer", +1, False),
-    (rf"(?:joined|started\s+at|started\s+working\s+at)\s+{_EN_V}", "employer", +1, True),
+    # "I'm a junior analyst at Deloitte": a role at a named organisation (capitalised) is where one works.
+    (r"(?:'m|am)\s{1,3}(?:an?\s{1,3})(?:[\w-]{1,20}\s{1,3}){1,4}?at\s{1,3}(?P<v>" + _ORG + ")",
+     "employer", +1, False),
+    # A named organisation (capitalised) is the value; else whatever follows, cleaned.
+    (rf"(?:joined|started\s+at|started\s+working\s+at)\s+(?:(?P<v>{_ORG})(?![\w&.'-])|(?P<w>[^\s].{{0,40}}))", "employer", +1, True),
 ]
 _EN_ADV = (r"(?:\s*(?:'ve|’ve|have|had|'d)(?=\s))?(?:\s*(?:really|also|just|actually|now|currently|mostly|usually|always|still|recently|basically|"
            r"definitely|honestly|totally|finally|officially|kind\s+of|sort\s+of|pretty\s+much)\b){0,4}\s*"
@@ -189,9 +194,12 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     if not ours or clause.act not in ("statement", "request"):
         return []
     body = _subject_body(clause)
+    # subtle: a change said with no subject at all ("搬到回龙观了", "started at Stripe this week")
+    # is the speaker's own: chat drops the "I", and a change of state has a subject.
+    dropped = clause.whose == "unknown" and clause.act == "statement" and body == clause.core.strip()
     rules = _rules(bool(re.match(r"[\u4e00-\u9fff]", body)))
     for pattern, key, polarity, update in rules:
-        if not own and key != "retract":
+        if not own and key != "retract" and not (dropped and update):
             continue
         match = meter.scan(pattern, body, "match")
         if match is None or (clause.act == "request" and key != "recommend"):

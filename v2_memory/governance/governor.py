@@ -15,7 +15,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from ..messages import Message, WriteResult
 from ..storage import VectorStore
@@ -85,9 +85,11 @@ class Governor:
         self.view = TrackView(store, ledger, self.state, policy, clock, lambda record: default_state(record, policy.rates))
 
     # -- write path --------------------------------------------------------------------------
-    def write(self, message: Message, plan: WritePlan | None = None) -> tuple[WriteResult, Message]:
-        """Store ``message`` as policy says (``plan``: this message's ``plan``, if made already);
-        return the result and the message the window should show."""
+    def write(self, message: Message, plan: WritePlan | None = None,
+              recent: Sequence[tuple[int | None, Message]] = ()) -> tuple[WriteResult, Message]:
+        """Store ``message`` as policy says (``plan``: this message's ``plan``, if made already;
+        ``recent``: the user's window before it, which a pronoun may point back to); return the
+        result and the message the window should show."""
         scope = (message.tenant_id, message.user_id)
         plan = plan if plan is not None else self.plan(message)
         # "for this session only, …": the user's words give the message its domain, when its
@@ -97,7 +99,8 @@ class Governor:
         record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
         if message.session_id is not None:
             self.state.touch_session(scope, message.session_id)
-        supersedes, reasons, facts, revoked = self._resolve(message, plan, record_id)
+        mine = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user"]
+        supersedes, reasons, facts, revoked = self._resolve(message, plan, record_id, mine)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
@@ -109,8 +112,8 @@ class Governor:
                              fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question, revoked)
         return result, replace(message, content=plan.window_text)
 
-    def _resolve(self, message: Message, plan: WritePlan,
-                 record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
+    def _resolve(self, message: Message, plan: WritePlan, record_id: int | None,
+                 recent: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
         """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
         revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
         if not self.policy.enabled or plan.source != "user_input" or plan.quoted:
@@ -135,6 +138,8 @@ class Governor:
             supersedes += tuple(r for r in replaced if r not in supersedes)
         if not plan.correction:
             supersedes += tuple(r for r in resolver.person_updates(message, record_id) if r not in supersedes)
+        if not supersedes:  # nothing said it changed: the same thing said again with a new when
+            supersedes += resolver.restatements(message, record_id, recent)
         if plan.correction and record_id is not None:
             facts += [f for f in self.ledger.facts_by_record([record_id]).get(record_id, []) if f not in facts]
         return supersedes, reasons, facts, revoked

@@ -21,13 +21,15 @@ corrected about the piano keeps "Swimming Monday 6pm" admissible.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..messages import Declaration, Fact, Message
 from ..storage import VectorStore
 from ..storage.ledger import Ledger, scope_key
+from ..storage.vector_store import hooks_of
 from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts
 from .corrections import Correction
+from .restatement import POINTER_REACH, restated_clauses, restatement_target
 from .revocation import Revocation, revocation_targets
 from .decay import DecayRates
 from .facts import Claim, extract_claims
@@ -36,6 +38,7 @@ from .persona import SINGLE_VALUED_KEYS
 
 __all__ = ["Resolver"]
 
+RESTATEMENT_CANDIDATES = 20  # records sharing the thing's words that a restatement is checked against
 _JOINERS = re.compile(r"^[\s，,、;；:：—–-]+|[\s，,、;；:：—–-]+$")
 
 
@@ -111,6 +114,35 @@ class Resolver:
         for revoked, parts in spans.items():
             self.supersede_spans(message, revoked, parts, record_id)
         return tuple(spans), (f"revocation_target:{targets[0].how}",)
+
+    # -- restatements ---------------------------------------------------------------------------
+    def restatements(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
+        """Supersede the clauses this message gives a new time or date (``restatement.py``);
+        ``recent``: the record ids of the user's messages in the recent window, newest first."""
+        if record_id is None:
+            return ()
+        superseded: list[int] = []
+        for restated in restated_clauses(message.content):
+            if restated.pointer:
+                records = [r for r in (self.store.get(rid) for rid in recent[:POINTER_REACH]) if r is not None
+                           and r.get("session_id") == message.session_id]
+            else:
+                # subtle: the store's search for the thing's words, not the user's whole history, so
+                # a write costs what its matches cost however long the history is.
+                hits = hooks_of(self.store).lexical.search(" ".join(sorted(restated.topic)), message.user_id,
+                                                          top_k=RESTATEMENT_CANDIDATES, threshold=1e-9,
+                                                          tenant_id=message.tenant_id)
+                records = [h.record for h in hits]
+            records = [r for r in records if r["record_id"] not in (record_id, *superseded)
+                       and r.get("source") == "user_input" and r.get("task_id") == message.task_id]
+            states = self.ledger.states(r["record_id"] for r in records)
+            live = sorted((r for r in records if r["record_id"] not in states or states[r["record_id"]].superseded_by is None),
+                          key=lambda r: r["record_id"], reverse=True)
+            target = restatement_target(restated, live)
+            if target is not None:
+                self.supersede_clause(message, target, record_id)
+                superseded.append(target.record_id)
+        return tuple(superseded)
 
     def person_updates(self, message: Message, record_id: int | None) -> tuple[int, ...]:
         """Supersede what an update about one of the user's people replaces (``conflicts.py``)."""

@@ -58,6 +58,11 @@ def open_semantic(storage: Any, embedder: Embedder | None, rebuild: bool, cache_
 class SemanticStore(StoreHooks):
     """A ``VectorStore`` (wrapping ``store``) that keeps each record's vector in ``vectors``."""
 
+    @property
+    def lexical(self) -> Any:
+        """The lexical store beneath: a search by words costs no embedding."""
+        return self.store
+
     def __init__(self, store: Any, vectors: VectorTable, embedder: Embedder, fusion: Fusion | None = None, *,
                  rebuild: bool = False, cache_users: int = DEFAULT_CACHE_USERS) -> None:
         signature(embedder)  # a clear TypeError for something that is no embedder

@@ -78,6 +78,8 @@ class StoreHooks:
         path, created            the record file, and whether this open created it
         db                       the state database the records live in (SQLite, PostgreSQL), if any
         get_many(ids)            records by id, in one query where the store can
+        lexical                  the store that searches by words (a hybrid store's underlying
+                                 one): governance's evidence when words, not meaning, decide
     """
 
     created: bool = False
@@ -91,6 +93,10 @@ class StoreHooks:
     @property
     def last_id(self) -> int | None:
         return None
+
+    @property
+    def lexical(self) -> Any:
+        return self
 
     def batch(self) -> AbstractContextManager[Any]:
         return nullcontext(self)

@@ -5,7 +5,7 @@ Governance used to match whole messages against patterns anchored at their start
 became a fact. ``read_message`` reads the way a listener does, in three steps:
 
 1. **cut**: sentences end at 。！？!?；; and line breaks (a "." only before a space or the end, so
-   "2.7" and "6.30pm" stay whole); clauses end at commas, colons, dashes, and before a
+   "2.7" and "6.30pm" stay whole); clauses end at commas, colons (not inside a time: "4:30"), dashes, and before a
    conjunction that opens a new clause (但/但是/不过/可是, but/though/whereas);
 2. **speech act** of each clause: ``question`` (a question mark, or a question word: 吗/呢/什么/
    哪/来着/是不是..., did/is/what/didn't...), ``conditional`` (如果/要是/…的话/假如, if/unless/
@@ -42,7 +42,7 @@ MAX_CLAUSE = 240  # characters; a clause longer than this is cut into pieces of 
 # Sentence ends; a "." only before whitespace or the end (so "2.7", "6.30pm", "e.g." inside words stay).
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?=\s|$)|…+")
 # Clause ends inside a sentence; and conjunctions that open a new clause (kept with the clause they open).
-_CLAUSE_END = re.compile(r"[，,、：:（）()“”\"「」]+|\s[—–-]+\s|[—–]+|\s+(?=(?:but|though|although|whereas|while|and\s+(?:i|my)\b)\b)"
+_CLAUSE_END = re.compile(r"[，,、（）()“”\"「」]+|(?<!\d)[：:]+|[：:]+(?!\d)|\s[—–-]+\s|[—–]+|\s+(?=(?:but|though|although|whereas|while|and\s+(?:i|my)\b)\b)"
                          r"|(?=但是|但|不过|可是|而且|然后|所以)", re.I)
 
 # Lead-ins a listener skips: interjections, "remember that", "by the way", discourse markers.

@@ -1,0 +1,86 @@
+"""A restatement is an update (issue 19, class 2): the same thing said again with a new time or
+date, no cue word, supersedes the earlier clause; another thing, another person or another
+identifier does not. The sentences are this file's own, not the held-out scenarios'."""
+from __future__ import annotations
+
+from v2_memory import MemoryManager, Message
+from v2_memory.governance.facts import extract_claims
+from v2_memory.text.segmenter import read_message
+
+
+def _memory() -> MemoryManager:
+    return MemoryManager(store_path=None, window_size=4)
+
+
+def _context(memory: MemoryManager, query: str, **scope) -> str:
+    return memory.build_context(query, "u", top_k=8, **scope)
+
+
+def test_the_same_thing_with_a_new_time_supersedes_the_old_time():
+    memory = _memory()
+    memory.add(Message("user", "the piano recital is on the 9th at 6pm", "u"))
+    memory.add(Message("user", "I need to buy flowers for my niece", "u"))
+    result = memory.add(Message("user", "piano recital: the 11th now, the hall flooded", "u"))
+    assert result.supersedes
+    context = _context(memory, "when is the piano recital?")
+    assert "11th" in context and "9th" not in context
+
+
+def test_a_pronoun_points_back_at_the_recent_message_with_a_when():
+    memory = _memory()
+    memory.add(Message("user", "the electrician is booked for Thursday at 1:45", "u", session_id="s"))
+    memory.add(Message("user", "should I switch off the fuse box first?", "u", session_id="s"))
+    result = memory.add(Message("user", "she just called, she'll come at 3:10 instead", "u", session_id="s"))
+    assert result.supersedes
+    assert "1:45" not in _context(memory, "when does the electrician arrive?", session_id="s")
+
+
+def test_chinese_restatement():
+    memory = _memory()
+    memory.add(Message("user", "家长会在周四下午三点", "u"))
+    memory.add(Message("user", "记得提醒我带作业本", "u"))
+    assert memory.add(Message("user", "家长会改到周五上午了", "u")).supersedes
+    context = _context(memory, "家长会什么时候开？")
+    assert "周五上午" in context and "周四下午三点" not in context
+
+
+def test_another_meeting_another_person_or_another_identifier_stays():
+    memory = _memory()
+    memory.add(Message("user", "meeting with Anna on Monday at 10", "u"))
+    memory.add(Message("user", "meeting with Bruno on Friday at 2", "u"))
+    memory.add(Message("user", "my flight lands at 7:05", "u"))
+    memory.add(Message("user", "my sister's flight lands at 9:40", "u"))
+    memory.add(Message("user", "ISO 27001 audit is on the 3rd", "u"))
+    memory.add(Message("user", "ISO 14001 audit is on the 19th", "u"))
+    context = _context(memory, "meetings Anna Bruno flights audits ISO Monday Friday")
+    for kept in ("Anna", "Bruno", "7:05", "9:40", "3rd", "19th"):
+        assert kept in context, kept
+
+
+def test_a_question_restates_nothing():
+    memory = _memory()
+    memory.add(Message("user", "the vet appointment is Tuesday at 4", "u"))
+    result = memory.add(Message("user", "is the vet appointment at 5 maybe?", "u"))
+    assert not result.supersedes
+
+
+def test_a_time_is_not_cut_at_its_colon():
+    assert [c.core for c in read_message("he'll be here at 4:30, then we leave")] == ["he'll be here at 4:30", "then we leave"]
+    assert [c.core for c in read_message("the plan: bring the keys")] == ["the plan", "bring the keys"]
+
+
+def test_a_change_said_without_a_subject_is_the_speakers():
+    assert [(c.key, c.value) for c in extract_claims("搬到望京了，通勤方便多了")] == [("location", "望京")]
+    assert [(c.key, c.value) for c in extract_claims("started at Klarna last week as a PM")] == [("employer", "Klarna")]
+    assert [(c.key, c.value) for c in extract_claims("I'm a staff nurse at Royal Free Hospital")] == [("employer", "Royal Free Hospital")]
+    assert extract_claims("I'm a regular at the climbing gym") == []
+
+
+def test_items_of_a_list_are_not_updates_of_each_other():
+    memory = _memory()
+    for n, day in enumerate(["Monday", "Wednesday", "Friday"]):
+        memory.add(Message("user", f"yoga class {n + 1} is on {day} at 7", "u"))
+    context = _context(memory, "when are my yoga classes? Monday Wednesday Friday")
+    assert all(day in context for day in ("Monday", "Wednesday", "Friday"))
+    memory.add(Message("user", "yoga class 3 is on Saturday at 7 now", "u"))  # said to change: an update
+    assert "Friday" not in _context(memory, "when is yoga class 3? Friday Saturday")

@@ -1,0 +1,128 @@
+"""Restatements: the same thing said again with a new time or date, and no cue word.
+
+People update plans by saying them again: "landlord meeting: 16th now" after "landlord meeting is
+on the 14th", "his flight lands at 9:20 now" after "my brother's flight lands at 7:05", "体检改到
+周五上午" after "我下周三去体检". No error cue, no "I switched from": the evidence is the frame —
+the same holder, the same thing, a value of the same kind (a time, a date, a day), and a different
+value. The later statement supersedes the earlier clause (``resolve.py`` keeps the rest of it).
+
+What counts as the same thing is strict, because a wrong supersession hides a true memory:
+
+    the thing       the clause's content words (a value-only clause, "16th now", takes the thing
+                    from the clause before it in its sentence); every one of them must be in the
+                    earlier clause, except words that only say *that* it changed or happens
+                    (now, moved, comes, lands, 改到, 推迟 ...): "meeting with Bob on Friday" is
+                    another meeting than "meeting with Anna on Monday"
+    the holder      the same person when both say whose it is ("my sister's flight" is not mine)
+    identifiers     the same ones, if any ("ISO 9001's audit" is not "ISO 9002's")
+    the value       a time, a date or a day in both, and none of the new ones in the old clause
+
+A clause with a when but no thing, only a pronoun ("he'll be here at 4:30", "they could only do
+8:45", "她改到三点了"), points back: at the latest of the user's few messages still in the recent
+window, in the same session, holding a value of that kind. Questions, hypotheses and reports
+restate nothing, and neither does a sentence cut from the same mould with another value ("I like
+fruit no. 1", then "I like fruit no. 2" is a list), unless it says that something changed ("now",
+"instead", "改到", "以后"). Candidates come from the store's own search
+for the thing's words (a write costs what those matches cost, not the user's whole history), the
+latest first.
+
+    >>> [(sorted(r.topic), sorted(r.kinds)) for r in restated_clauses("landlord meeting: 16th now, he had a conflict")]
+    [(['landlord', 'meet'], ['date'])]
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..text.segmenter import read_message
+from .conflicts import Target, terms_of
+from .corrections import kind_values, strip_kinds, value_kinds
+from .identifiers import extract_identifiers
+
+__all__ = ["Restated", "restated_clauses", "restatement_target", "KINDS"]
+
+KINDS = frozenset({"time", "date", "day"})  # values that say when: one per plan, so a new one replaces it
+# Words that say that a thing changed or happens, not which thing it is.
+_EVENT_WORDS = frozenset("""
+now instead anymore still actually also again then ok okay ugh oh so just moved move push pushed
+reschedul change chang shift come arriv land leav depart start begin end finish happen take place
+get be here there text call said say told confirm update earlier later today tonight tomorrow
+以后 现在 改到 改成 挪到 推迟 提前 延后 改在 换到 变成 开始 结束 到了 过来 那边 这边
+""".split())
+
+
+@dataclass(frozen=True)
+class Restated:
+    """A clause of a new message that gives a thing a when: its words, kinds and values."""
+
+    start: int
+    end: int
+    topic: frozenset[str]
+    kinds: frozenset[str]
+    values: frozenset[str]
+    whose: str
+    identifiers: frozenset[str] = frozenset()  # "ISO 9001" is another audit than "ISO 9002"
+    pointer: bool = False  # no thing named, a pronoun instead: it points at the recent messages
+    template: str = ""  # the clause without its values: two items of a list share it
+    changed: bool = False  # the message says something changed ("now", "instead", "改到")
+
+
+def restated_clauses(text: str) -> list[Restated]:
+    """The clauses of ``text`` that could restate a thing's time or date (no history read)."""
+    found: list[Restated] = []
+    clauses = read_message(text)
+    for index, clause in enumerate(clauses):
+        kinds = frozenset(value_kinds(clause.core) & KINDS)
+        if not kinds or clause.act in ("question", "conditional", "report"):
+            continue
+        topic = _thing(clause.core)
+        if not topic and index and clauses[index - 1].sentence == clause.sentence:
+            topic = _thing(clauses[index - 1].core)  # "landlord meeting: 16th now"
+        pointer = not topic and _PRONOUN.search(clause.core) is not None
+        if topic or pointer:
+            found.append(Restated(clause.start, clause.end, topic, kinds, frozenset(kind_values(clause.core, kinds)),
+                                  clause.whose, frozenset(extract_identifiers(text[:2000])), pointer,
+                                  _template(clause.core), _CHANGED.search(text[:2000]) is not None))
+    return found
+
+
+_PRONOUN = re.compile(r"\b(?:he|she|they|it|his|her|their|its)(?:'(?:ll|s|re|d))?\b|他们|她们|他|她|它|对方|那边|人家", re.I)
+POINTER_REACH = 3  # the user's latest messages in the window a pronoun may point back to
+
+
+_CHANGED = re.compile(r"\b(?:now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1,3}end|changed|moved|pushed|rescheduled|postponed|"
+                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all)\b|现在|改|换|挪|推迟|延后|提前|以后|最后|不再", re.I)
+_VALUES = re.compile(r"\d{1,12}")
+
+
+def _template(text: str) -> str:
+    """The clause with its values taken out, spaces and case normalised."""
+    return " ".join(_VALUES.sub("#", strip_kinds(text)).casefold().split())
+
+
+def _thing(text: str) -> frozenset[str]:
+    return frozenset(t for t in terms_of(text) if t not in _EVENT_WORDS)
+
+
+def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]]) -> Target | None:
+    """The latest clause among ``candidates`` (records, newest first) that ``restated`` gives a new
+    value: the same thing, the same holder, a value of a shared kind, none of the new values."""
+    for record in candidates:
+        for clause in read_message(record["content"]):
+            if clause.act in ("question", "conditional", "report"):
+                continue
+            shared = restated.kinds & value_kinds(clause.core)
+            if not shared or not restated.topic <= terms_of(clause.core):
+                continue
+            if "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
+                continue
+            if frozenset(extract_identifiers(record["content"][:2000])) != restated.identifiers:
+                continue  # another course, ticket or standard: another thing
+            old = kind_values(clause.core, shared)
+            if restated.template == _template(clause.core) and not restated.changed:
+                continue  # the same mould, another value: one more item of a list
+            if old and not old & restated.values:
+                return Target(record["record_id"], (clause.start, clause.end), "restated")
+    return None
+
