@@ -39,6 +39,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..text.memo import text_cache
+from .sensitive_labels import LABEL_CHARS, LABEL_WORDS, labelled_values
+from .sensitive_shapes import ACCOUNT_SHAPES, CREDENTIAL_LITERALS, NUMBER_SHAPES, credential_spans
 
 __all__ = ["SensitiveFinding", "find_sensitive", "redact", "SENSITIVE_POLICIES", "personal_data_kinds",
            "check_not_personal", "check_metadata"]
@@ -99,6 +101,9 @@ def _mask(kind: str, value: str) -> str:
     """Enough to recognise a value, never enough to use it; secrets show nothing of themselves."""
     if kind == "secret":
         return f"[{len(value)} characters]"
+    if kind in ("id_number", "account_number", "iban"):  # the last four, as banks print them
+        value = "".join(char for char in value if char.isalnum())
+        return "*" * max(len(value) - 4, 3) + value[-4:]
     if kind != "email":
         value = "".join(char for char in value if char.isalnum())
     keep = 3 if len(value) > 8 else 1
@@ -158,6 +163,8 @@ _CUE_WORDS = ("key", "token", "secret", "pass", "pw", "pin", "cvv", "cvc", "code
 _KEY_FORMAT_GATE = re.compile("|".join(map(re.escape, _KEY_FORMAT_LITERALS)))
 _CUE_WORD_GATE = re.compile("|".join(_CUE_WORDS))  # searched in the lower-cased text
 _ZH_CUE_CHARS = ("码", "令", "钥")
+_CREDENTIAL_GATE = re.compile("|".join(map(re.escape, CREDENTIAL_LITERALS)))  # searched in the lower-cased text
+_LABEL_WORD_GATE = re.compile("|".join(map(re.escape, LABEL_WORDS)))  # likewise
 # The only non-ASCII characters a case-insensitive pattern matches to an ASCII letter (İ ı ſ K):
 # with one of them in the text, the word gate cannot use ``lower()`` and stays open.
 _ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
@@ -167,13 +174,17 @@ _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 
 def _gates(view: str) -> dict[str, bool]:
     """Which detectors could match ``view`` (by name: "key_format", the cue shapes, the kinds)."""
-    cue = any(char in view for char in _ASCII_FOLDS) or _CUE_WORD_GATE.search(view.lower()) is not None
+    lower, folds = view.lower(), any(char in view for char in _ASCII_FOLDS)
+    cue = folds or _CUE_WORD_GATE.search(lower) is not None
     digit = _DIGIT.search(view) is not None
+    label = folds or _LABEL_WORD_GATE.search(lower) is not None or any(char in view for char in LABEL_CHARS)
     return {
         "key_format": _KEY_FORMAT_GATE.search(view) is not None,
+        "shapes": folds or _CREDENTIAL_GATE.search(lower) is not None,
         "assigned": cue and (":" in view or "=" in view), "phrase": cue,
         "zh": any(char in view for char in _ZH_CUE_CHARS),
-        "email": "@" in view, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
+        "email": "@" in view, "iban": digit, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
+        "id_number": digit, "labels": digit and label,
     }
 
 
@@ -245,7 +256,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
     # +1 415 555 2671, +44 20 7946 0958, +49-30-1234567
     ("phone", re.compile(r"(?<![0-9A-Za-z+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){2,5}(?![0-9])"),
      lambda value: 8 <= sum(c.isdigit() for c in value) <= 15),
+    *NUMBER_SHAPES,  # US social-security numbers, national phone formats (sensitive_shapes.py)
 ]
+_PATTERNS[1:1] = ACCOUNT_SHAPES  # IBANs, right after e-mail: before a spaced IBAN's digits pass for a card
 
 
 def find_sensitive(text: str) -> list[SensitiveFinding]:
@@ -276,6 +289,9 @@ def _findings(text: str, gated: bool = True) -> tuple[SensitiveFinding, ...]:
     if gates["key_format"]:
         for match in _KEY_FORMATS.finditer(view):
             claim("secret", *match.span())
+    if gates["shapes"]:  # URL passwords, webhook paths, Authorization headers, service tokens
+        for start, end in credential_spans(view):
+            claim("secret", start, end)
     for start, end in _cued_secrets(view, gates):
         claim("secret", start, end)
     for kind, pattern, valid in _PATTERNS:
@@ -283,6 +299,9 @@ def _findings(text: str, gated: bool = True) -> tuple[SensitiveFinding, ...]:
             for match in pattern.finditer(view):
                 if valid(match.group()):
                     claim(kind, *match.span())
+    # last: a value known only by its label ("passport number E12345678") where no shape claimed it
+    for kind, start, end in labelled_values(view, gates):
+        claim(kind, start, end)
     return tuple(sorted(findings, key=lambda finding: finding.start))
 
 
