@@ -26,7 +26,7 @@ import sys
 import pytest
 
 from v2_memory.governance import identifiers, policy, router
-from v2_memory.text import sensitive
+from v2_memory.text import sensitive, sensitive_labels, sensitive_shapes
 from v2_memory.governance.identifiers import extract_identifiers
 from v2_memory.governance.policy import not_embedded_reason
 from v2_memory.governance.router import route
@@ -41,7 +41,10 @@ except ImportError:  # pragma: no cover - Python 3.10
 
 DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route]
 UNITS = [" ", "1", "1 ", "1.", ".", "-", "1-", "password ", "password: ", "密码是", "my PIN is now ", "order #", "ticket ",
-         "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x"]
+         "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x",
+         # label words, URL and header prefixes, phone and IBAN pieces (sensitive_labels, sensitive_shapes)
+         "passport ", "account no. ", "phone is ", "卡号是", "身份证号", "手机 ", "0", "0 ", "(0", "(415) ", "555-",
+         "DE89", "https://", "a://b:c@", "/hooks/", "?token=", "&", "Authorization: ", "AccountKey=", "npm_", "SSN for the "]
 
 
 def _patterns(module) -> list[tuple[str, re.Pattern[str]]]:
@@ -75,7 +78,8 @@ def _unbounded(tree) -> list[str]:
 
 
 def test_every_detector_pattern_has_only_bounded_repeats():
-    patterns = [p for module in (sensitive, identifiers, policy, router) for p in _patterns(module)]
+    modules = (sensitive, sensitive_labels, sensitive_shapes, identifiers, policy, router)
+    patterns = [p for module in modules for p in _patterns(module)]
     assert len(patterns) >= 30  # the walk really found them
     offenders = {name: _unbounded(sre_parse.parse(p.pattern, p.flags)) for name, p in patterns}
     assert {name: found for name, found in offenders.items() if found} == {}
@@ -114,6 +118,10 @@ ONE_MB = 1 << 20
 @pytest.mark.slow  # 1 MB inputs
 @pytest.mark.parametrize("unit, expected_kinds", [
     (" ", set()), ("1 ", set()), ("password: ", {"secret"}), ("a@b.cn ", {"email"}),
+    ("1", set()), ("1-", set()), ("0", set()), ("phone is ", set()), ("passport 1 ", set()), ("卡号是", set()),
+    ("SSN for the ", set()), ("https://", set()), ("https://a:", set()), ("Authorization: ", {"secret"}),
+    ("/hooks/", set()), ("?token=&", {"secret"}),
+    ("passport no. X7723190 ", {"id_number"}), ("redis://:pw123456@h ", {"secret"}), ("(646) 555-0143 ", {"phone"}),
 ])
 def test_one_megabyte_adversarial_messages(unit, expected_kinds):
     text = _repeat(unit, ONE_MB)
