@@ -3,12 +3,17 @@
 Detectors, in the order they claim text (each validates, not just pattern-matches, where the data
 has a checksum; a span claimed by one is not reused by the next):
 
-    secret      a credential: something that authenticates or unlocks (see below)
-    email       name@domain.tld
-    cn_id       mainland resident ID: 17 digits + check digit (ISO 7064 MOD 11-2), spaces or dashes allowed
-    bank_card   13–19 digits that pass the Luhn check, spaces or dashes allowed ("4111 1111 1111 1111")
-    mobile      mainland mobile number: 1[3-9] + 9 digits, with +86 / 0086, spaces, dashes or dots
-    phone       any other international number written with its "+" country code (8–15 digits)
+    secret          a credential: something that authenticates or unlocks (see below)
+    email           name@domain.tld
+    iban            an IBAN, with or without spaces, that passes mod 97 (``sensitive_shapes.py``)
+    cn_id           mainland resident ID: 17 digits + check digit (ISO 7064 MOD 11-2), spaces or dashes allowed
+    mobile          mainland mobile number: 1[3-9] + 9 digits, with +86 / 0086, spaces, dashes or dots
+    bank_card       13–19 digits that pass the Luhn check, spaces or dashes allowed ("4111 1111 1111 1111")
+    phone           any other international number written with its "+" country code (8–15 digits),
+                    then national formats: US, and trunk-0 numbers (UK, DE, CN …) (``sensitive_shapes.py``)
+    id_number       a US social-security number 123-45-6789 (``sensitive_shapes.py``)
+    id_number, account_number, phone
+                    last, a value known only by its label: "passport no. X7723190", "卡号是…" (``sensitive_labels.py``)
 
 Full-width characters (１３８００１３８０００, ＠, ：) are read as their ASCII twins first; the mapping is
 one character to one character, so positions in the original text stay exact.
@@ -20,6 +25,9 @@ alarms, safes, lockers and Wi-Fi; API keys, tokens and private keys. Two shapes 
 * a key format, whole: PEM private-key blocks, JWTs (``eyJ….….…``), Stripe ``sk_live_``/``sk_test_``/
   ``rk_live_``, AWS access key ids (``AKIA…``), GitHub ``github_pat_``/``ghp_``…, Google ``AIza…``,
   OpenAI ``sk-…``, Slack ``xox…``, ``Bearer …``;
+* where a secret sits in a URL (the password of ``scheme://user:pw@host``, a webhook's path, ``token=``),
+  an ``Authorization:`` header or a connection string (``AccountKey=``), and registry tokens
+  (``npm_``, ``pypi-``, ``glpat-`` …): only the secret part goes (``sensitive_shapes.py``);
 * a cue and its value: only the value is redacted (``password: [secret]``), of any length.
   ``key: value`` / ``key=value`` always counts. In a sentence ("my password is sunshine", "the code for
   the door is 8812") the value is a secret unless it is a function word or a state ("my password
