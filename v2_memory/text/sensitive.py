@@ -172,7 +172,10 @@ _KEY_FORMAT_GATE = re.compile("|".join(map(re.escape, _KEY_FORMAT_LITERALS)))
 _CUE_WORD_GATE = re.compile("|".join(_CUE_WORDS))  # searched in the lower-cased text
 _ZH_CUE_CHARS = ("码", "令", "钥")
 _CREDENTIAL_GATE = re.compile("|".join(map(re.escape, CREDENTIAL_LITERALS)))  # searched in the lower-cased text
-_LABEL_WORD_GATE = re.compile("|".join(map(re.escape, LABEL_WORDS)))  # likewise
+# likewise, each at a word's start as the labels are ("hotel" holds no label)
+_LABEL_WORD_GATE = re.compile(r"\b(?:" + "|".join(map(re.escape, LABEL_WORDS)) + ")")
+# SSNs and national phone formats all join digits with a separator: "555-0172", "(010) 6552", "020 7946".
+_JOINED_DIGITS = re.compile(r"\d[ ./)-]{1,2}\d")
 # The only non-ASCII characters a case-insensitive pattern matches to an ASCII letter (İ ı ſ K):
 # with one of them in the text, the word gate cannot use ``lower()`` and stays open.
 _ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
@@ -185,14 +188,14 @@ def _gates(view: str) -> dict[str, bool]:
     lower, folds = view.lower(), any(char in view for char in _ASCII_FOLDS)
     cue = folds or _CUE_WORD_GATE.search(lower) is not None
     digit = _DIGIT.search(view) is not None
-    label = folds or _LABEL_WORD_GATE.search(lower) is not None or any(char in view for char in LABEL_CHARS)
+    label = digit and (folds or any(char in view for char in LABEL_CHARS) or _LABEL_WORD_GATE.search(lower) is not None)
     return {
         "key_format": _KEY_FORMAT_GATE.search(view) is not None,
         "shapes": folds or _CREDENTIAL_GATE.search(lower) is not None,
         "assigned": cue and (":" in view or "=" in view), "phrase": cue,
         "zh": any(char in view for char in _ZH_CUE_CHARS),
         "email": "@" in view, "iban": digit, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
-        "id_number": digit, "labels": digit and label,
+        "numbers": digit and _JOINED_DIGITS.search(view) is not None, "id_number": digit, "labels": label,
     }
 
 
@@ -264,7 +267,6 @@ _PATTERNS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
     # +1 415 555 2671, +44 20 7946 0958, +49-30-1234567
     ("phone", re.compile(r"(?<![0-9A-Za-z+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){2,5}(?![0-9])"),
      lambda value: 8 <= sum(c.isdigit() for c in value) <= 15),
-    *NUMBER_SHAPES,  # US social-security numbers, national phone formats (sensitive_shapes.py)
 ]
 _PATTERNS[1:1] = ACCOUNT_SHAPES  # IBANs, right after e-mail: before a spaced IBAN's digits pass for a card
 
@@ -302,7 +304,8 @@ def _findings(text: str, gated: bool = True) -> tuple[SensitiveFinding, ...]:
             claim("secret", start, end)
     for start, end in _cued_secrets(view, gates):
         claim("secret", start, end)
-    for kind, pattern, valid in _PATTERNS:
+    number_shapes = NUMBER_SHAPES if gates["numbers"] else []  # SSNs, national phones: one gate for the group
+    for kind, pattern, valid in _PATTERNS + number_shapes:
         if gates[kind]:
             for match in pattern.finditer(view):
                 if valid(match.group()):

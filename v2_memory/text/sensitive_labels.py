@@ -45,7 +45,7 @@ _ZH_LABELS = {
 }
 # Gates: a label cannot match without one of these (lower-case words; Chinese characters).
 LABEL_WORDS = ("ssn", "social", "insurance", "passport", "licen", "national", "identity", "tax ", "nhs", "medicare",
-               "account", "acct", "a/c", "iban", "routing", "sort code", "card ", "number", "no",
+               "id ", "account", "acct", "a/c", "iban", "routing", "sort code", "card ", "customer", "member", "policy",
                "phone", "tel", "cell", "mobile", "landline", "fax", "whatsapp")
 LABEL_CHARS = ("证", "护", "社", "税", "号", "账", "帐", "户", "卡", "手", "电", "座", "联", "固", "传")
 

@@ -58,7 +58,8 @@ _CONNECTION_KEY = re.compile(
     r"(?i)(?<![A-Za-z0-9])(?:AccountKey|SharedAccessKey|SharedAccessSignature|_authToken|_auth|ClientSecret)"
     r"\s{0,2}=\s{0,2}(?P<v>[^;\s'\"]{1,2000})")
 # Lower-case literals one of which every credential shape holds: searched in the lower-cased text.
-CREDENTIAL_LITERALS = ("://", "authori", "npm_", "pypi-", "gl", "dckr_pat_", "hf_", "xapp-", "sg.", "ya29.", "shp",
+CREDENTIAL_LITERALS = ("://", "authori", "npm_", "pypi-", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-",
+                       "glft-", "glimt-", "dckr_pat_", "hf_", "xapp-", "sg.", "ya29.", "shp",
                        "accountkey", "sharedaccess", "_auth", "clientsecret")
 
 
