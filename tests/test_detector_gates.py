@@ -107,6 +107,11 @@ _FRAGMENTS = [
     "room", "房间", "flight", "CS", "ISO", "v", "version", "Python", "eyJ", "abc", "sk_live_", "sk-", "ghp_",
     "github_pat_", "AKIA", "AIza", "xoxb-", "Bearer ", "-----BEGIN RSA PRIVATE KEY-----", "/", "+", "ABCDEFGHIJ",
     "abcdefghij0123456789", "hunter2", "Abc#123", "sunshine", "wrong", "你好", "我", "的",
+    # labels and shapes (sensitive_labels, sensitive_shapes), folds included
+    "passport", "PASSPORT no. ", "\u017f\u017fn", "SSN", "account no. ", "phone", "Cell", "tel", "iban", "卡号", "身份证号",
+    "手机", "座机", "账号", "://", "https://h.io/hooks/", "redis://", "a:b@", "Authorization: ", "AUTHORI\u017fATION:",
+    "AccountKey=", "npm_", "pypi-", "glpat-", "(415) ", "555-0143", "0113 ", "DE89", "3704", "0440", "?token=", "&",
+    "521-44-8793", "E1234567", "6214830123456789",
 ]
 _CUES = ["my pa\u017fsword", "P\u0131N", "p\u0131n code", "api_\u212aey", "door code", "token", "Secret", "验证码", "PIN码", "pw"]
 _LINKS = [" is ", " is now ", ": ", "=", "是", "：", " "]
@@ -117,7 +122,10 @@ texts = st.lists(st.one_of(st.sampled_from(_FRAGMENTS), _statements), max_size=2
 
 
 @pytest.mark.parametrize("text", ["my pa\u017fsword is hunter2", "the p\u0131n is 4321", "密码是 Abc123", "a@b.cn",
-                                  "card 4111 1111 1111 1111", "aws wJalrXUtnFEMI+K7MDENG+bPxRfiCYEXAMPLEKEY end", "电话１３８００１３８０００", "ghp_" + "a" * 30])
+                                  "card 4111 1111 1111 1111", "aws wJalrXUtnFEMI+K7MDENG+bPxRfiCYEXAMPLEKEY end", "电话１３８００１３８０００", "ghp_" + "a" * 30,
+                                  "pa\u017f\u017fport no. X7723190", "卡号是6214830123456789", "DE89370400440532013000",
+                                  "redis://:pw1234@h", "Authori\u017fation: Basic Ym9iOnB3", "call (415) 555-0172",
+                                  "https://hooks.slack.com/services/T1/B2/abc123def456"])
 def test_a_gate_opens_for_each_shape_it_guards(text):
     assert sensitive.find_sensitive(text), text
     assert sensitive._findings.__wrapped__(text, True) == sensitive._findings.__wrapped__(text, False)

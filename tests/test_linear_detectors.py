@@ -26,7 +26,7 @@ import sys
 import pytest
 
 from v2_memory.governance import identifiers, policy, revocation, router, scope
-from v2_memory.text import instructions, sensitive
+from v2_memory.text import instructions, sensitive, sensitive_labels, sensitive_shapes
 from v2_memory.governance.identifiers import extract_identifiers
 from v2_memory.governance.policy import not_embedded_reason
 from v2_memory.governance.revocation import detect_revocations
@@ -46,7 +46,10 @@ DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route, de
 UNITS = [" ", "1", "1 ", "1.", ".", "-", "1-", "password ", "password: ", "密码是", "my PIN is now ", "order #", "ticket ",
          "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x",
          "forget ", "don't store this: ", "stop reminding me ", "别再提醒", "把上一句删掉，", "right now ", "这轮",
-         "ignore all previous ", "you are now ", "SYSTEM: ", "[admin ", "忽略之前的", "把你的", "anyone ", "x.io "]
+         "ignore all previous ", "you are now ", "SYSTEM: ", "[admin ", "忽略之前的", "把你的", "anyone ", "x.io ",
+         # label words, URL and header prefixes, phone and IBAN pieces (sensitive_labels, sensitive_shapes)
+         "passport ", "account no. ", "phone is ", "卡号是", "身份证号", "手机 ", "0", "0 ", "(0", "(415) ", "555-",
+         "DE89", "https://", "a://b:c@", "/hooks/", "?token=", "&", "Authorization: ", "AccountKey=", "npm_", "SSN for the "]
 
 
 def _patterns(module) -> list[tuple[str, re.Pattern[str]]]:
@@ -82,7 +85,8 @@ def _unbounded(tree) -> list[str]:
 
 
 def test_every_detector_pattern_has_only_bounded_repeats():
-    patterns = [p for module in (sensitive, identifiers, policy, router, revocation, scope, instructions) for p in _patterns(module)]
+    modules = (sensitive, sensitive_labels, sensitive_shapes, identifiers, policy, router, revocation, scope, instructions)
+    patterns = [p for module in modules for p in _patterns(module)]
     assert len(patterns) >= 30  # the walk really found them
     offenders = {name: _unbounded(sre_parse.parse(p.pattern, p.flags)) for name, p in patterns}
     assert {name: found for name, found in offenders.items() if found} == {}
@@ -121,6 +125,10 @@ ONE_MB = 1 << 20
 @pytest.mark.slow  # 1 MB inputs
 @pytest.mark.parametrize("unit, expected_kinds", [
     (" ", set()), ("1 ", set()), ("password: ", {"secret"}), ("a@b.cn ", {"email"}),
+    ("1", set()), ("1-", set()), ("0", set()), ("phone is ", set()), ("passport 1 ", set()), ("卡号是", set()),
+    ("SSN for the ", set()), ("https://", set()), ("https://a:", set()), ("Authorization: ", {"secret"}),
+    ("/hooks/", set()), ("?token=&", {"secret"}),
+    ("passport no. X7723190 ", {"id_number"}), ("redis://:pw123456@h ", {"secret"}), ("(646) 555-0143 ", {"phone"}),
 ])
 def test_one_megabyte_adversarial_messages(unit, expected_kinds):
     text = _repeat(unit, ONE_MB)

@@ -3,12 +3,17 @@
 Detectors, in the order they claim text (each validates, not just pattern-matches, where the data
 has a checksum; a span claimed by one is not reused by the next):
 
-    secret      a credential: something that authenticates or unlocks (see below)
-    email       name@domain.tld
-    cn_id       mainland resident ID: 17 digits + check digit (ISO 7064 MOD 11-2), spaces or dashes allowed
-    bank_card   13–19 digits that pass the Luhn check, spaces or dashes allowed ("4111 1111 1111 1111")
-    mobile      mainland mobile number: 1[3-9] + 9 digits, with +86 / 0086, spaces, dashes or dots
-    phone       any other international number written with its "+" country code (8–15 digits)
+    secret          a credential: something that authenticates or unlocks (see below)
+    email           name@domain.tld
+    iban            an IBAN, with or without spaces, that passes mod 97 (``sensitive_shapes.py``)
+    cn_id           mainland resident ID: 17 digits + check digit (ISO 7064 MOD 11-2), spaces or dashes allowed
+    mobile          mainland mobile number: 1[3-9] + 9 digits, with +86 / 0086, spaces, dashes or dots
+    bank_card       13–19 digits that pass the Luhn check, spaces or dashes allowed ("4111 1111 1111 1111")
+    phone           any other international number written with its "+" country code (8–15 digits),
+                    then national formats: US, and trunk-0 numbers (UK, DE, CN …) (``sensitive_shapes.py``)
+    id_number       a US social-security number 123-45-6789 (``sensitive_shapes.py``)
+    id_number, account_number, phone
+                    last, a value known only by its label: "passport no. X7723190", "卡号是…" (``sensitive_labels.py``)
 
 Full-width characters (１３８００１３８０００, ＠, ：) are read as their ASCII twins first; the mapping is
 one character to one character, so positions in the original text stay exact.
@@ -20,6 +25,9 @@ alarms, safes, lockers and Wi-Fi; API keys, tokens and private keys. Two shapes 
 * a key format, whole: PEM private-key blocks, JWTs (``eyJ….….…``), Stripe ``sk_live_``/``sk_test_``/
   ``rk_live_``, AWS access key ids (``AKIA…``), GitHub ``github_pat_``/``ghp_``…, Google ``AIza…``,
   OpenAI ``sk-…``, Slack ``xox…``, ``Bearer …``;
+* where a secret sits in a URL (the password of ``scheme://user:pw@host``, a webhook's path, ``token=``),
+  an ``Authorization:`` header or a connection string (``AccountKey=``), and registry tokens
+  (``npm_``, ``pypi-``, ``glpat-`` …): only the secret part goes (``sensitive_shapes.py``);
 * a cue and its value: only the value is redacted (``password: [secret]``), of any length.
   ``key: value`` / ``key=value`` always counts. In a sentence ("my password is sunshine", "the code for
   the door is 8812") the value is a secret unless it is a function word or a state ("my password
@@ -39,6 +47,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..text.memo import text_cache
+from .sensitive_labels import LABEL_CHARS, LABEL_WORDS, labelled_values
+from .sensitive_shapes import ACCOUNT_SHAPES, CREDENTIAL_LITERALS, NUMBER_SHAPES, credential_spans
 
 __all__ = ["SensitiveFinding", "find_sensitive", "redact", "SENSITIVE_POLICIES", "personal_data_kinds",
            "check_not_personal", "check_metadata"]
@@ -99,6 +109,9 @@ def _mask(kind: str, value: str) -> str:
     """Enough to recognise a value, never enough to use it; secrets show nothing of themselves."""
     if kind == "secret":
         return f"[{len(value)} characters]"
+    if kind in ("id_number", "account_number", "iban"):  # the last four, as banks print them
+        value = "".join(char for char in value if char.isalnum())
+        return "*" * max(len(value) - 4, 3) + value[-4:]
     if kind != "email":
         value = "".join(char for char in value if char.isalnum())
     keep = 3 if len(value) > 8 else 1
@@ -158,6 +171,11 @@ _CUE_WORDS = ("key", "token", "secret", "pass", "pw", "pin", "cvv", "cvc", "code
 _KEY_FORMAT_GATE = re.compile("|".join(map(re.escape, _KEY_FORMAT_LITERALS)))
 _CUE_WORD_GATE = re.compile("|".join(_CUE_WORDS))  # searched in the lower-cased text
 _ZH_CUE_CHARS = ("码", "令", "钥")
+_CREDENTIAL_GATE = re.compile("|".join(map(re.escape, CREDENTIAL_LITERALS)))  # searched in the lower-cased text
+# likewise, each at a word's start as the labels are ("hotel" holds no label)
+_LABEL_WORD_GATE = re.compile(r"\b(?:" + "|".join(map(re.escape, LABEL_WORDS)) + ")")
+# SSNs and national phone formats all join digits with a separator: "555-0172", "(010) 6552", "020 7946".
+_JOINED_DIGITS = re.compile(r"\d[ ./)-]{1,2}\d")
 # The only non-ASCII characters a case-insensitive pattern matches to an ASCII letter (İ ı ſ K):
 # with one of them in the text, the word gate cannot use ``lower()`` and stays open.
 _ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
@@ -167,13 +185,17 @@ _FULL_WIDTH = re.compile("[\uff01-\uff5e\u3000]")
 
 def _gates(view: str) -> dict[str, bool]:
     """Which detectors could match ``view`` (by name: "key_format", the cue shapes, the kinds)."""
-    cue = any(char in view for char in _ASCII_FOLDS) or _CUE_WORD_GATE.search(view.lower()) is not None
+    lower, folds = view.lower(), any(char in view for char in _ASCII_FOLDS)
+    cue = folds or _CUE_WORD_GATE.search(lower) is not None
     digit = _DIGIT.search(view) is not None
+    label = digit and (folds or any(char in view for char in LABEL_CHARS) or _LABEL_WORD_GATE.search(lower) is not None)
     return {
         "key_format": _KEY_FORMAT_GATE.search(view) is not None,
+        "shapes": folds or _CREDENTIAL_GATE.search(lower) is not None,
         "assigned": cue and (":" in view or "=" in view), "phrase": cue,
         "zh": any(char in view for char in _ZH_CUE_CHARS),
-        "email": "@" in view, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
+        "email": "@" in view, "iban": digit, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
+        "numbers": digit and _JOINED_DIGITS.search(view) is not None, "id_number": digit, "labels": label,
     }
 
 
@@ -246,6 +268,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str], Callable[[str], bool]]] = [
     ("phone", re.compile(r"(?<![0-9A-Za-z+])\+[1-9]\d{0,2}(?:[ .-]?\(?\d{1,5}\)?){2,5}(?![0-9])"),
      lambda value: 8 <= sum(c.isdigit() for c in value) <= 15),
 ]
+_PATTERNS[1:1] = ACCOUNT_SHAPES  # IBANs, right after e-mail: before a spaced IBAN's digits pass for a card
 
 
 def find_sensitive(text: str) -> list[SensitiveFinding]:
@@ -276,13 +299,20 @@ def _findings(text: str, gated: bool = True) -> tuple[SensitiveFinding, ...]:
     if gates["key_format"]:
         for match in _KEY_FORMATS.finditer(view):
             claim("secret", *match.span())
+    if gates["shapes"]:  # URL passwords, webhook paths, Authorization headers, service tokens
+        for start, end in credential_spans(view):
+            claim("secret", start, end)
     for start, end in _cued_secrets(view, gates):
         claim("secret", start, end)
-    for kind, pattern, valid in _PATTERNS:
+    number_shapes = NUMBER_SHAPES if gates["numbers"] else []  # SSNs, national phones: one gate for the group
+    for kind, pattern, valid in _PATTERNS + number_shapes:
         if gates[kind]:
             for match in pattern.finditer(view):
                 if valid(match.group()):
                     claim(kind, *match.span())
+    # last: a value known only by its label ("passport number E12345678") where no shape claimed it
+    for kind, start, end in labelled_values(view, gates):
+        claim(kind, start, end)
     return tuple(sorted(findings, key=lambda finding: finding.start))
 
 
