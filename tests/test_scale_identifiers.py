@@ -34,12 +34,12 @@ def _count_work(memory: MemoryManager, monkeypatch: pytest.MonkeyPatch) -> dict[
             counts["scans"] += 1
             return _original(self, query)
         monkeypatch.setattr(cls, "scores", scores)
-    real_judge = governor_module.judge
+    real_judge = governor_module.admit
 
     def judge(*args, **kwargs):  # type: ignore[no-untyped-def]
         counts["judged"] += 1
         return real_judge(*args, **kwargs)
-    monkeypatch.setattr(governor_module, "judge", judge)
+    monkeypatch.setattr(governor_module, "admit", judge)
     explanation = memory.explain("CS201 什么时候交？", user_id="u", top_k=3)
     monkeypatch.undo()
     assert explanation.route.identifiers == ("CS201",)
