@@ -110,7 +110,10 @@ class Governor:
         result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
                              plan.reasons + reasons, tuple(f.to_dict() for f in plan.sensitive),
                              fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question, revoked)
-        return result, replace(message, content=plan.window_text)
+        shown = replace(message, content=plan.window_text)
+        if plan.claims and message.task_id is not None and message.domain is None:  # the user's, not the task's
+            shown = replace(shown, metadata={**(message.metadata or {}), "about_user": True})
+        return result, shown
 
     def _resolve(self, message: Message, plan: WritePlan, record_id: int | None,
                  recent: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
@@ -163,6 +166,8 @@ class Governor:
             fields["metadata"] = dict(message.metadata)
         if self.policy.enabled and plan.source == "user_input":
             fields["read_by"] = plan.read_by  # which engine read its sentences: explain shows it with the record
+            if plan.claims and message.task_id is not None:
+                fields["about_user"] = True  # it says something about the user: not bound to its task
         record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)
         key = scope_key(message.user_id, message.tenant_id)
         if self.policy.enabled:

@@ -102,6 +102,8 @@ class TrackView:
             return message.session_id == session_id and status not in ("ended", "expired")
         if message.domain == "task":
             return message.task_id == task_id
-        # Written inside a task with no domain of its own: that task's, not another task's.
-        return message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
+        # Written inside a task with no domain of its own: that task's, not another task's (unless
+        # it says something about the user: ``scope.task_bound``).
+        return (message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
+                or bool((message.metadata or {}).get("about_user")))
 
