@@ -25,10 +25,12 @@ import sys
 
 import pytest
 
-from v2_memory.governance import identifiers, policy, revocation, router, scope
+from v2_memory.governance import identifiers, policy, reply, restatement, revocation, router, scope
 from v2_memory.text import instructions, sensitive, sensitive_labels, sensitive_shapes
 from v2_memory.governance.identifiers import extract_identifiers
 from v2_memory.governance.policy import not_embedded_reason
+from v2_memory.governance.reply import reply_to
+from v2_memory.governance.restatement import restated_clauses
 from v2_memory.governance.revocation import detect_revocations
 from v2_memory.governance.router import route
 from v2_memory.governance.scope import spoken_scope
@@ -42,7 +44,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_constants  # type: ignore[no-redef]
     import sre_parse  # type: ignore[no-redef]
 
-DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route, detect_revocations, spoken_scope, find_instruction]
+DETECTORS = [find_sensitive, extract_identifiers, not_embedded_reason, route, detect_revocations, spoken_scope, find_instruction, reply_to, restated_clauses]
 UNITS = [" ", "1", "1 ", "1.", ".", "-", "1-", "password ", "password: ", "密码是", "my PIN is now ", "order #", "ticket ",
          "room ", "Python 2.", "version ", "v1.", "ISO ", "a@", "a@b.cn ", "+86 ", "#1", "ok ", "哈", "eyJa.", "```x",
          "forget ", "don't store this: ", "stop reminding me ", "别再提醒", "把上一句删掉，", "right now ", "这轮",
@@ -85,7 +87,7 @@ def _unbounded(tree) -> list[str]:
 
 
 def test_every_detector_pattern_has_only_bounded_repeats():
-    modules = (sensitive, sensitive_labels, sensitive_shapes, identifiers, policy, router, revocation, scope, instructions)
+    modules = (sensitive, sensitive_labels, sensitive_shapes, identifiers, policy, router, revocation, scope, instructions, reply, restatement)
     patterns = [p for module in modules for p in _patterns(module)]
     assert len(patterns) >= 30  # the walk really found them
     offenders = {name: _unbounded(sre_parse.parse(p.pattern, p.flags)) for name, p in patterns}

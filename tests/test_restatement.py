@@ -30,7 +30,7 @@ def test_a_pronoun_points_back_at_the_recent_message_with_a_when():
     memory = _memory()
     memory.add(Message("user", "the electrician is booked for Thursday at 1:45", "u", session_id="s"))
     memory.add(Message("user", "should I switch off the fuse box first?", "u", session_id="s"))
-    result = memory.add(Message("user", "she just called, she'll come at 3:10 instead", "u", session_id="s"))
+    result = memory.add(Message("user", "she just called, she'll be here at 3:10 instead", "u", session_id="s"))
     assert result.supersedes
     assert "1:45" not in _context(memory, "when does the electrician arrive?", session_id="s")
 
@@ -84,3 +84,17 @@ def test_items_of_a_list_are_not_updates_of_each_other():
     assert all(day in context for day in ("Monday", "Wednesday", "Friday"))
     memory.add(Message("user", "yoga class 3 is on Saturday at 7 now", "u"))  # said to change: an update
     assert "Friday" not in _context(memory, "when is yoga class 3? Friday Saturday")
+
+
+def test_another_attribute_of_the_same_thing_is_not_an_update():
+    memory = _memory()
+    memory.add(Message("user", "the board meeting starts at 10:00", "u", session_id="s"))
+    memory.add(Message("user", "the board meeting ends at 11:30", "u", session_id="s"))
+    memory.add(Message("user", "my aunt arrives Friday at 6", "u", session_id="s"))
+    memory.add(Message("user", "she'll stay till Sunday", "u", session_id="s"))
+    memory.add(Message("user", "the ferry leaves at 9:15", "u", session_id="s"))
+    memory.add(Message("user", "it docks at 13:40", "u", session_id="s"))
+    context = _context(memory, "board meeting start end, aunt Friday Sunday, ferry leaves docks", session_id="s")
+    for kept in ("10:00", "11:30", "Friday at 6", "Sunday", "9:15", "13:40"):
+        assert kept in context, kept
+

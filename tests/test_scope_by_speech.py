@@ -83,3 +83,10 @@ def test_a_caller_set_domain_wins_over_speech():
     memory = _memory()
     result = memory.add(Message("user", "for this chat only, I'm left-handed", "u", session_id="s", domain="persona"))
     assert not any(r.startswith("scoped_by_speech") for r in result.reasons)
+
+
+def test_a_fact_about_the_user_said_inside_a_task_is_the_users():
+    memory = MemoryManager(store_path=None, window_size=4)
+    memory.start_task("u", "menu")
+    memory.add(Message("user", "I'm allergic to walnuts", "u", task_id="menu"))
+    assert "walnuts" in memory.build_context("any snack ideas without walnuts", "u", task_id="party", top_k=5)

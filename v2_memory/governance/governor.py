@@ -28,6 +28,7 @@ from .confirmation import question_for
 from .identifiers import extract_identifiers, version_candidates
 from .judge import Judge
 from .persona import SINGLE_VALUED_KEYS, render_fact
+from .reply import asks, reply_to
 from .resolve import Resolver
 from .rewording import collapse_rewordings
 from .policy import default_source, is_trusted
@@ -101,6 +102,7 @@ class Governor:
             self.state.touch_session(scope, message.session_id)
         mine = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user"]
         supersedes, reasons, facts, revoked = self._resolve(message, plan, record_id, mine)
+        reasons += self._answer(message, plan, record_id, recent[-1] if recent else None)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
@@ -110,7 +112,25 @@ class Governor:
         result = WriteResult(record_id, stored_in, plan.source, message.domain, plan.verified, plan.base_weight,
                              plan.reasons + reasons, tuple(f.to_dict() for f in plan.sensitive),
                              fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question, revoked)
-        return result, replace(message, content=plan.window_text)
+        shown = replace(message, content=plan.window_text)
+        if plan.claims and message.task_id is not None and message.domain is None:  # the user's, not the task's
+            shown = replace(shown, metadata={**(message.metadata or {}), "about_user": True})
+        return result, shown
+
+    def _answer(self, message: Message, plan: WritePlan, record_id: int | None,
+                last: tuple[int | None, Message] | None) -> tuple[str, ...]:
+        """The user's reply to the assistant message right before it (``reply.py``): a yes
+        verifies it, a no supersedes it. Only the user's own words, never the model's."""
+        if (not self.policy.enabled or plan.source != "user_input" or plan.quoted or last is None
+                or last[0] is None or last[1].role != "assistant"):
+            return ()
+        answer = reply_to(message.content, asked=asks(last[1].content))
+        if answer == "accept" and self.ledger.verify(last[0]):
+            return ("verified_previous_reply",)
+        if answer == "deny" and record_id is not None:
+            self.ledger.supersede(last[0], record_id, self.policy.rates.conflict)
+            return ("rejected_previous_reply",)
+        return ()
 
     def _resolve(self, message: Message, plan: WritePlan, record_id: int | None,
                  recent: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
@@ -163,6 +183,8 @@ class Governor:
             fields["metadata"] = dict(message.metadata)
         if self.policy.enabled and plan.source == "user_input":
             fields["read_by"] = plan.read_by  # which engine read its sentences: explain shows it with the record
+            if plan.claims and message.task_id is not None:
+                fields["about_user"] = True  # it says something about the user: not bound to its task
         record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)
         key = scope_key(message.user_id, message.tenant_id)
         if self.policy.enabled:

@@ -44,11 +44,12 @@ __all__ = ["Restated", "restated_clauses", "restatement_target", "KINDS"]
 
 KINDS = frozenset({"time", "date", "day"})  # values that say when: one per plan, so a new one replaces it
 # Words that say that a thing changed or happens, not which thing it is.
+# (Not "start", "end", "land", "leave": a start time and an end time are two attributes of one thing.)
 _EVENT_WORDS = frozenset("""
-now instead anymore still actually also again then ok okay ugh oh so just moved move push pushed
-reschedul change chang shift come arriv land leav depart start begin end finish happen take place
-get be here there text call said say told confirm update earlier later today tonight tomorrow
-以后 现在 改到 改成 挪到 推迟 提前 延后 改在 换到 变成 开始 结束 到了 过来 那边 这边
+now instead anymore still actually also again then ok okay ugh oh so just only do did could can will would
+moved move push pushed reschedul change chang shift happen take place get be here there text call said say
+told confirm update earlier later today tonight tomorrow
+以后 现在 改到 改成 挪到 推迟 提前 延后 改在 换到 变成 那边 这边
 """.split())
 
 
@@ -102,7 +103,7 @@ def _template(text: str) -> str:
 
 
 def _thing(text: str) -> frozenset[str]:
-    return frozenset(t for t in terms_of(text) if t not in _EVENT_WORDS)
+    return frozenset(t for t in terms_of(_CHANGED.sub(" ", text)) if t not in _EVENT_WORDS)
 
 
 def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]]) -> Target | None:
@@ -113,7 +114,7 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
             if clause.act in ("question", "conditional", "report"):
                 continue
             shared = restated.kinds & value_kinds(clause.core)
-            if not shared or not restated.topic <= terms_of(clause.core):
+            if not shared or not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)):
                 continue
             if "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
                 continue

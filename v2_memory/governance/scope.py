@@ -23,7 +23,8 @@ never scoped by "now" alone: "I live in Berlin now" is an update, not a session 
 
 The task boundary holds whatever the caller set: a message written inside a task (``task_id``
 given, no domain) is that task's, so a read in *another* task never sees it, and a finished task's
-messages leave the running story of reads in other tasks (``task_bound``).
+messages leave the running story of reads in other tasks (``task_bound``). A message that
+declares a fact about the user is the user's, not the task's.
 """
 from __future__ import annotations
 
@@ -62,5 +63,8 @@ LIMIT = 2000  # a scope is said near the words it scopes: the first characters o
 
 def task_bound(record: dict[str, Any]) -> bool:
     """Whether ``record`` belongs to its task: a task-domain record, or one written inside a task
-    with no domain of its own (a persona or session record says where it holds itself)."""
-    return record.get("domain") == "task" or (record.get("domain") is None and bool(record.get("task_id")))
+    with no domain of its own (a persona or session record says where it holds itself) — unless
+    it says something about the user ("btw I'm vegetarian", said during a task, is the user's)."""
+    if record.get("domain") == "task":
+        return True
+    return record.get("domain") is None and bool(record.get("task_id")) and not record.get("about_user")

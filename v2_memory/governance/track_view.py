@@ -92,8 +92,12 @@ class TrackView:
         if not self.policy.enabled:
             return entries
         states = self.ledger.states(rid for rid, _ in entries if rid is not None)
-        return [(rid, message) for rid, message in entries
+        # The model's own unverified words stay in the window only while they are its last turn,
+        # the one the user is answering; an older one the user never took up is not evidence.
+        last_reply = max((i for i, (_, m) in enumerate(entries) if m.role == "assistant"), default=-1)
+        return [(rid, message) for i, (rid, message) in enumerate(entries)
                 if not (rid in states and states[rid].superseded_by is not None)
+                and not (i != last_reply and rid in states and not states[rid].verified)
                 and self._in_read_scope(message, scope, session_id, task_id)]
 
     def _in_read_scope(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
@@ -102,6 +106,8 @@ class TrackView:
             return message.session_id == session_id and status not in ("ended", "expired")
         if message.domain == "task":
             return message.task_id == task_id
-        # Written inside a task with no domain of its own: that task's, not another task's.
-        return message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
+        # Written inside a task with no domain of its own: that task's, not another task's (unless
+        # it says something about the user: ``scope.task_bound``).
+        return (message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
+                or bool((message.metadata or {}).get("about_user")))
 

@@ -1,0 +1,75 @@
+"""Confirmation by reply (issue 19, class 3): the user's yes to the assistant message right before
+it verifies that message, a no supersedes it; the model's own unverified words leave the window
+once they are no longer its last turn. The sentences are this file's own."""
+from __future__ import annotations
+
+import pytest
+
+from v2_memory import MemoryManager, Message
+from v2_memory.governance.reply import reply_to
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("yep, lock it in", "accept"),
+    ("sure thing", None),                      # "thing" is more than a yes: not read as one
+    ("that one works, reserve it", "accept"),
+    ("perfect, send it", "accept"),
+    ("行，就按这个来", "accept"),
+    ("好的", "accept"),
+    ("nah, the cheaper one", "deny"),
+    ("not quite — it's the 12th", "deny"),
+    ("不对，是下周二", "deny"),
+    ("no problem at all", None),
+    ("is that the cheaper one?", None),
+    ("ok and what about parking", None),
+    ("不过我得问问我老婆", None),
+])
+def test_how_a_reply_answers(text, answer):
+    assert reply_to(text, asked=True) == answer
+
+
+def test_a_bare_ok_after_a_statement_acknowledges_it_and_vouches_for_nothing():
+    assert reply_to("ok", asked=False) is None and reply_to("好的", asked=False) is None
+    assert reply_to("exactly", asked=False) == "accept" and reply_to("没错", asked=False) == "accept"
+
+
+def _chat(memory: MemoryManager, *turns: tuple[str, str]) -> list:
+    return [memory.add(Message(role, text, "u", session_id="s")) for role, text in turns]
+
+
+def test_a_yes_verifies_the_assistants_offer_so_it_is_remembered():
+    memory = MemoryManager(store_path=None, window_size=2)
+    results = _chat(memory, ("user", "find me a dentist slot next week"),
+                    ("assistant", "Dr Okoye has Thursday at 16:20 free."),
+                    ("user", "yep, lock it in"),
+                    ("assistant", "Booked."), ("user", "thanks"), ("assistant", "Anytime."))
+    assert "verified_previous_reply" in results[2].reasons
+    assert memory.governor.states([results[1].record_id])[results[1].record_id].verified
+    assert "16:20" in memory.build_context("when is my dentist appointment?", "u", session_id="s")
+
+
+def test_a_no_rejects_the_assistants_guess_everywhere():
+    memory = MemoryManager(store_path=None, window_size=4)
+    results = _chat(memory, ("user", "my passport renewal came through"),
+                    ("assistant", "Great, so it now expires in March 2034?"),
+                    ("user", "nah, October 2035"))
+    assert "rejected_previous_reply" in results[2].reasons
+    context = memory.build_context("when does my passport expire?", "u", session_id="s")
+    assert "2034" not in context and "2035" in context
+
+
+def test_the_model_cannot_confirm_itself():
+    memory = MemoryManager(store_path=None)
+    results = _chat(memory, ("assistant", "Your flight is at 7am."), ("assistant", "yes, correct"))
+    assert "verified_previous_reply" not in results[1].reasons
+    assert not memory.governor.states([results[0].record_id])[results[0].record_id].verified
+
+
+def test_an_unanswered_guess_leaves_the_window_once_the_talk_moves_on():
+    memory = MemoryManager(store_path=None, window_size=4)
+    _chat(memory, ("user", "my blender broke again"),
+          ("assistant", "Your blender's warranty probably runs until 2031."),
+          ("user", "hmm. anyway, suggest a smoothie recipe"),
+          ("assistant", "Banana, oats, peanut butter and milk."))
+    context = memory.build_context("is my blender under warranty?", "u", session_id="s")
+    assert "2031" not in context and "Banana" in context  # the last turn stays: the user answers it

@@ -1,0 +1,88 @@
+"""Replies to the assistant: the user's yes verifies what the assistant said, a no rejects it.
+
+An assistant message is stored unverified and weak (the model's own words, ``policy.py``): it
+never enters the summary and rarely wins admission. When the user's very next message answers
+it, governance reads that answer's first clause:
+
+    accept   a yes to a question or an offer ("Want it?" "yes please, book that"; "要不要我提醒你？"
+             "好啊，就这么办"), a yes that says it is true ("correct", "exactly", "没错", "对"), or
+             taking up what was offered ("the Wednesday one works, book it", "就订这个")
+             → the assistant message is verified: full weight, and the summary may keep it
+             (a bare "ok" / "好的" after a statement acknowledges it; it does not vouch for it)
+    deny     a no ("no, the earlier one", "nope, O negative", "不是，是周五上午十点半", "不对，是猕猴桃")
+             → the assistant message is superseded by the user's: it leaves every track
+
+Anything else — a new topic, a question, "let's do it later" — leaves it as it was: unverified.
+Only the user's own reply counts, and only to the message right before it: the model cannot
+confirm itself, and a yes cannot reach back past another turn.
+
+    >>> reply_to("yes please, book that", asked=True), reply_to("nope, O negative"), reply_to("嗯对，就订这个")
+    ('accept', 'deny', 'accept')
+    >>> reply_to("好的", asked=True), reply_to("好的", asked=False)
+    ('accept', None)
+    >>> reply_to("what about Friday?"), reply_to("meh, let's do it later") is None
+    (None, True)
+"""
+from __future__ import annotations
+
+import re
+
+from ..text.segmenter import read_message
+
+__all__ = ["reply_to"]
+
+_YES_EN = (r"yes|yeah|yep|yup|ya|sure|ok(?:ay)?|correct|right|exactly|perfect|great|absolutely|definitely|"
+           r"sounds\s{1,3}(?:good|great|perfect)|that'?s\s{1,3}(?:right|correct|it|perfect)|that\s{1,3}works|deal|go\s{1,3}ahead|do\s{1,3}it|please\s{1,3}do")
+_YES_ZH = r"是的|对的|对|好的|好啊|好呀|好嘞|好|行|可以|嗯{1,4}|没错|正确|就是|就这个|就这么办|就这样|妥"
+_ACCEPT = re.compile(rf"^(?:(?:{_YES_EN})\b|(?:{_YES_ZH}))", re.I)
+# A yes that vouches for what was said, not only for going ahead.
+_TRUE = re.compile(r"\b(?:correct|right|exactly|that'?s\s{1,3}(?:right|correct|it)|absolutely|indeed|yes|yep|yeah)\b|没错|正确|对|是的|就是", re.I)
+# Taking up what was offered, with a word pointing back at it.
+_TAKE_UP = re.compile(r"\b(?:book|take|go\s{1,3}with|use|pick|choose|order|add|keep|send|schedule)\s{1,3}(?:it|that|this|them|that\s{1,3}one|this\s{1,3}one)\b"
+                      r"|\b(?:that|this|the\s{1,3}[\w-]{1,20})\s{1,3}one\s{1,3}(?:works|is\s{1,3}(?:fine|good|perfect))\b|\b(?:that|this)\s{1,3}works\b"
+                      r"|就(?:订|要|选|用|买|约|按)|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
+_NO = re.compile(r"^(?:no|nope|nah|not\s{1,3}(?:quite|really|exactly|right)|wrong|incorrect|that'?s\s{1,3}(?:wrong|not\s{1,3}(?:right|it))|"
+                 r"不是|不对|错了|没有|不不|不用了|不要)\b", re.I)
+_NOT_NO = re.compile(r"^(?:no\s{1,3}(?:worries|problem|prob|biggie|rush|doubt)|不错|不客气|没问题|没事)", re.I)  # yes, in a no's words
+_NOT_YES = re.compile(r"^(?:no|nope|nah|not|never|不|没(?!错|问题)|别)", re.I)
+
+
+def reply_to(text: str, *, asked: bool = False) -> str | None:
+    """"accept", "deny" or None: how ``text`` answers the assistant message right before it
+    (``asked``: that message asked or offered something, so a plain "ok" takes it up)."""
+    clauses = read_message(text[:LIMIT])
+    if not clauses:
+        return None
+    first = clauses[0]
+    sentence = [c for c in clauses if c.sentence == first.sentence]
+    # subtle: "correct" alone reads as a tag question to the segmenter; only a "?" makes it one here.
+    if first.act in ("conditional", "report") or "?" in text[first.start:sentence[-1].end + 1] or "？" in text[first.start:sentence[-1].end + 1]:
+        return None
+    if _NO.match(first.text.strip()) and not _NOT_NO.match(first.text.strip()):
+        return "deny"
+    if _ACCEPT.match(first.text.strip()) and not _NOT_YES.match(first.text.strip()) and _only_yes(first.text):
+        if asked or _TRUE.search(first.text):
+            return "accept"
+    if any(_TAKE_UP.search(c.core) for c in sentence):
+        return "accept"
+    return None
+
+
+def _only_yes(clause: str) -> bool:
+    """The yes stands alone in its clause ("yes please", "嗯对"), not as a lead-in ("ok so can you …")."""
+    rest = _ACCEPT_ALL.sub(" ", clause)
+    return not _FILLER.sub(" ", rest).strip(" ,.!~。！，、")
+
+
+_ACCEPT_ALL = re.compile(rf"(?:{_YES_EN})\b|(?:{_YES_ZH})", re.I)
+_FILLER = re.compile(r"\b(?:please|pls|plz|thanks|thank\s{1,3}you|thx|haha|lol|oh|so|then|and|mate)\b|[呀啊吧哈啦呢嘛哦]", re.I)
+
+def asks(text: str) -> bool:
+    """Whether an assistant message asks or offers something ("Want it?", "要不要我…？")."""
+    return any(c.act == "question" for c in read_message(text[-LIMIT:])) or bool(_OFFER.search(text[-LIMIT:]))
+
+
+_OFFER = re.compile(r"\b(?:want\s{1,3}(?:it|me\s{1,3}to)|shall\s{1,3}i|should\s{1,3}i|would\s{1,3}you\s{1,3}like|do\s{1,3}you\s{1,3}want)\b"
+                    r"|要不要|需要我|我帮你|好不好|可以吗", re.I)
+
+LIMIT = 400  # a reply is short: its first characters say yes or no
