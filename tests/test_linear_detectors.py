@@ -138,3 +138,20 @@ def test_one_megabyte_adversarial_messages(unit, expected_kinds):
     assert route(text).kind in ("conversation", "semantic", "task", "exact")
     assert not_embedded_reason(text) in (None, "symbols_only", "filler")
     assert find_instruction(text) is None
+
+
+def test_the_reading_of_a_message_is_bounded_by_its_prefix():
+    """Governance reads a message once into clauses, and at most ``READ_LIMIT`` characters of it:
+    the splitting patterns have bounded repeats (a run of spaces inside a correction once made one
+    ``add`` take 43 s per 10 KB), and a 1 MB message costs what its prefix costs."""
+    from v2_memory.text import segmenter
+    from v2_memory.text.segmenter import READ_LIMIT, Meter, read_message
+
+    for pattern in (segmenter._SENTENCE_END, segmenter._CLAUSE_END):
+        assert _unbounded(sre_parse.parse(pattern.pattern, pattern.flags)) == [], pattern.pattern
+    for text in ("不对，" + " " * 1_000_000 + "是周五", "actually," + " " * 1_000_000 + "Friday", "forget that " * 90_000,
+                 "a" + "\u200b" * 1_000_000, "but " * 250_000):
+        meter = Meter()
+        clauses = read_message(text, meter)
+        assert all(c.end <= READ_LIMIT for c in clauses)
+        assert meter.chars <= 40 * READ_LIMIT, meter.chars  # every pattern together saw a few times the prefix

@@ -23,7 +23,8 @@ became a fact. ``read_message`` reads the way a listener does, in three steps:
     >>> [c.act for c in read_message("是不是周五来着")]
     ['question']
 
-Every step is linear in the message: one splitting pass, and each pattern runs on one clause of at
+Every step is linear in the message, and reads at most its first ``READ_LIMIT`` (8,000) characters
+(the store keeps all of it): one splitting pass, and each pattern runs on one clause of at
 most ``MAX_CLAUSE`` characters (a longer run is cut, since no fact or cue is that long). A
 ``Meter`` passed in counts the characters each pattern saw, so tests can bound the work.
 """
@@ -34,15 +35,16 @@ from dataclasses import dataclass, field
 
 from .memo import text_cache
 
-__all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "person_of", "ACTS", "MAX_CLAUSE"]
+__all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "person_of", "ACTS", "MAX_CLAUSE", "READ_LIMIT"]
 
 ACTS = ("statement", "question", "conditional", "report", "request")
 MAX_CLAUSE = 240  # characters; a clause longer than this is cut into pieces of this size
+READ_LIMIT = 8000  # characters of a message governance reads (the store keeps all of it): no fact hides past them
 
 # Sentence ends; a "." only before whitespace or the end (so "2.7", "6.30pm", "e.g." inside words stay).
-_SENTENCE_END = re.compile(r"[。！？!?；;\n]+|\.(?=\s|$)|…+")
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]{1,16}|\.(?=\s|$)|…{1,16}")
 # Clause ends inside a sentence; and conjunctions that open a new clause (kept with the clause they open).
-_CLAUSE_END = re.compile(r"[，,、（）()“”\"「」]+|(?<!\d)[：:]+|[：:]+(?!\d)|\s[—–-]+\s|[—–]+|\s+(?=(?:but|though|although|whereas|while|and\s+(?:i|my)\b)\b)"
+_CLAUSE_END = re.compile(r"[，,、（）()“”\"「」]{1,16}|(?<!\d)[：:]{1,8}|[：:]{1,8}(?!\d)|\s[—–-]{1,8}\s|[—–]{1,8}|(?<!\s)\s{1,64}(?=(?:but|though|although|whereas|while|and\s(?:i|my)\b)\b)"
                          r"|(?=但是|但|不过|可是|而且|然后|所以)", re.I)
 
 # Lead-ins a listener skips: interjections, "remember that", "by the way", discourse markers.
@@ -267,6 +269,7 @@ def _read_message_once(text: str) -> tuple[Clause, ...]:
 
 
 def _read(text: str, meter: Meter) -> list[Clause]:
+    text = text[:READ_LIMIT]  # the offsets stay those of the whole message
     clauses: list[Clause] = []
     for index, (start, end) in enumerate(_sentence_spans(text, meter)):
         clauses.extend(_read_sentence(text, start, end, index, meter))
