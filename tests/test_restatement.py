@@ -98,3 +98,27 @@ def test_another_attribute_of_the_same_thing_is_not_an_update():
     for kept in ("10:00", "11:30", "Friday at 6", "Sunday", "9:15", "13:40"):
         assert kept in context, kept
 
+
+
+def test_the_speakers_own_discourse_markers_are_not_someone_elses_words():
+    from v2_memory.text.segmenter import read_message as read
+    assert [c.act for c in read("说来奇怪，最近迷上了攀岩")] == ["statement", "statement"]
+    assert [c.act for c in read("老实说，我不太喜欢榴莲")] == ["statement", "statement"]
+    assert [c.act for c in read("我爸总说我不吃辣")] == ["report"]
+
+
+def test_a_taste_that_turned_is_read_through_its_adverb_and_supersedes_the_old_one():
+    assert [(c.key, c.value, c.polarity) for c in extract_claims("最近竟然爱上榴莲了")] == [("likes", "榴莲", 1)]
+    memory = _memory()
+    memory.add(Message("user", "我不喜欢榴莲", "u"))
+    assert memory.add(Message("user", "说来奇怪，最近竟然爱上榴莲了", "u")).supersedes
+
+
+def test_a_spelling_correction_finds_the_misspelt_name():
+    memory = _memory()
+    memory.add(Message("user", "my dentist is Dr. Haverbeck, great guy", "u", session_id="s"))
+    fixed = memory.add(Message("user", "sorry, it's spelled Haverbeke, with an e", "u", session_id="s"))
+    assert fixed.supersedes
+    memory = _memory()
+    memory.add(Message("user", "我的导师叫李文博", "u", session_id="s"))
+    assert "correction_target:spelling" in memory.add(Message("user", "打错了，是李闻博", "u", session_id="s")).reasons

@@ -140,6 +140,9 @@ def _bare(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]],
     recent = [r for r in history if r.get("session_id") == session_id][-RECENT:]
     kinds = value_kinds(new)
     if not kinds:
+        spelled = _spelling(new, recent)  # "写错了，是张玮" after "我房东叫张伟": one letter off
+        if spelled is not None:
+            return spelled
         for record in reversed(recent):
             if facts.get(record["record_id"]):
                 return clause_of(record, facts[record["record_id"]][-1].value, "bare_value")
@@ -162,6 +165,39 @@ def _bare(new: str, history: list[dict[str, Any]], facts: dict[int, list[Fact]],
 
 
 _SPECIFIC = frozenset({"day", "time", "date"})
+_NAME = re.compile(r"[A-Z][A-Za-z'-]{3,29}|[\u4e00-\u9fff]{2,4}")  # a capitalised word, or a short CJK run
+
+
+def _spelling(new: str, recent: list[dict[str, Any]]) -> Target | None:
+    """The latest clause holding a look-alike of the new value: a name spelled one letter off
+    ("Kowalsky" for "Kowalski", "张伟" for "张玮"), two for a long one. Bounded: the few recent
+    records, words of at most 30 letters."""
+    words = {w for w in _NAME.findall(new[:200]) if len(w) >= 2}
+    for record in reversed(recent):
+        for start, end, text in _clauses(record):
+            # A CJK run has no spaces: every stretch of the new name's length is a candidate.
+            olds = set(_NAME.findall(text)) | {text[i:i + len(w)] for w in words if not w.isascii()
+                                                for i in range(max(0, len(text) - len(w) + 1))}
+            if any(_one_off(w, old) for w in words for old in olds):
+                return Target(record["record_id"], (start, end), "spelling")
+    return None
+
+
+def _one_off(a: str, b: str) -> bool:
+    """Whether ``b`` is ``a`` misspelled: a different word of the same script within edit distance
+    1 (2 for words of 7 letters or more), and not just a shorter or longer form of it."""
+    a, b = a.casefold(), b.casefold()
+    if a == b or a.isascii() != b.isascii() or abs(len(a) - len(b)) > 1 or a in b or b in a:
+        return False
+    if not a.isascii():  # CJK names: the same length, one character different
+        return len(a) == len(b) and sum(x != y for x, y in zip(a, b)) == 1
+    limit = 2 if min(len(a), len(b)) >= 7 else 1
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1] <= limit
 _NUMBER_RUN = re.compile(r"[A-Za-z]{0,3}\d{1,12}")
 
 

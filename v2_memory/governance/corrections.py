@@ -46,7 +46,7 @@ _STANDING = (r"(?:我|我的)?(?:刚才|刚刚|之前|上面|前面|上一条|�
              r"scratch\s+that|my\s+bad|my\s+mistake|correction|to\s+correct\s+myself|let\s+me\s+correct\s+(?:that|myself)|"
              r"i\s+was\s+wrong|(?:i\s+)?got\s+(?:that|it|this)\s+wrong|i\s+misspoke|i\s+made\s+a\s+(?:mistake|typo|error)|typo|"
              r"i\s+mixed\s+(?:it|them|that|those)\s+up|that'?s\s+(?:wrong|not\s+right)|that\s+was\s+wrong|oops|whoops|not\s+quite|"
-             r"i\s+(?:mis(?:spoke|read|typed|heard|remembered|counted|wrote)|got\s+(?:the|my)\s+\w{1,15}\s+wrong)|"
+             r"i\s+(?:mis(?:spoke|read|typed|heard|remembered|counted|wrote|spelled|spelt)|got\s+(?:the|my)\s+\w{1,15}\s+wrong)|"
              r"(?:the\s+)?wrong\s+(?:date|day|time|number|room|address|name|amount|price|one)(?:\s+(?:earlier|before|above))?")
 # A standing cue may close a clause that opens with what it is about or when ("昨天那个我说错了",
 # "时间我记错了"): the clause ends in the admission; the new value follows.
@@ -56,7 +56,8 @@ _CUE_END = re.compile(r"(?:我|我的)?(?:刚才|刚刚|之前|昨天|上次)?(?
 _QUALIFIER = re.compile(r"^(?:(?P<when>(?:from|about|in|on)\s+(?:yesterday|earlier|before|today|last\s+\w{1,10}|this\s+\w{1,10}|my\s+last\s+message)"
                         r"|earlier|before|above|again)|(?:about|on|regarding|re|for)\s+(?P<topic>.{1,40})"
                         r"|(?:the|my|that|this)\s+[\w-]{1,20}(?:\s+[\w-]{1,20})?)$", re.I)  # "I misread the key card": where it went wrong
-_LEADING = r"actually|no\s+wait|wait\s+no|no\s+sorry|sorry\s+no|(?:sorry\s+)?i\s+meant\b(?!\s+to\b)|make\s+that"
+_LEADING = (r"actually|no\s+wait|wait\s+no|no\s+sorry|sorry\s+no|(?:sorry\s+)?i\s+meant\b(?!\s+to\b)|make\s+that|"
+            r"(?:it'?s\s+|that'?s\s+)?(?:actually\s+)?spelled|(?:the\s+)?(?:right|correct)\s+spelling\s+is")
 _CUE = re.compile(rf"^(?:(?P<standing>(?:{_STANDING})(?:[\s,，]{{0,2}}(?:{_STANDING})){{0,2}})|(?P<leading>{_LEADING}))(?:\s*[,.:;!]*\s*)", re.I)
 # Mid-clause: "钢琴课其实是周四", "piano is actually on Thursday".
 _MID = re.compile(r"(?P<head>.{1,40}?)(?:其实是|实际上是|应该是|\s+is\s+actually|\s+was\s+actually|\s+should\s+be|\s+actually\s+is)\s*(?P<tail>.{1,60})$",

@@ -51,7 +51,7 @@ class Claim:
         return Declaration(self.key, self.value, self.polarity)
 
 
-_ADV = r"(?:现在|已经|再也|也|都|真的|一直|从来|其实|平时|一般|最近|目前|如今|本来|向来|还|就|又|确实|特别|非常|比较|有点|完全|根本|基本上?|早就|终于|这几年|这段时间|上个月|去年|今年)"
+_ADV = r"(?:居然|竟然|突然|忽然|渐渐|慢慢|越来越|总算|反而|倒是|现在|已经|再也|也|都|真的|一直|从来|其实|平时|一般|最近|目前|如今|本来|向来|还|就|又|确实|特别|非常|比较|有点|完全|根本|基本上?|早就|终于|这几年|这段时间|上个月|去年|今年)"
 _V = r"(?P<v>.{1,40})"
 _ZH_OBJ = r"(?![了过着来去到])"
 # A device named as the clause's topic, with no possessor: in the user's own message, their own
@@ -73,7 +73,7 @@ _ZH_RULES: list[tuple[str, str, int, bool]] = [
     (rf"(?:开始|又开始|改|只)?喝{_ZH_OBJ}(?!一|杯|点){_V}", "drink", +1, False),
     (rf"(?:请|以后|今后)?(?:别|不要|不用|请勿|不必|甭)(?:再)?(?:给我)?推荐{_V}", "recommend", -1, False),
     (rf"(?:不喜欢|讨厌|不爱|受不了|反感|不感兴趣){_V}", "likes", -1, False),
-    (rf"(?:喜欢|热爱|超爱|最爱|爱|迷上了?|爱上了?){_V}", "likes", +1, False),
+    (rf"(?:喜欢|热爱|超爱|最爱|爱上了?|迷上了?|爱){_V}", "likes", +1, False),
     (rf"是(?P<v>[A-Za-z][\w .+-]{{0,20}}|[\u4e00-\u9fff]{{2,8}})用户", "platform", +1, False),
     (rf"(?:换成了?|换了|改用了?|换到了?)(?P<v>.{{1,30}})", "device", +1, True),
     (rf"{_POSSESSION}(?:也|已经|现在|终于)?(?:换成了?|换了|改用了?|换到了?)(?P<v>.{{1,30}})", "device", +1, True),
@@ -199,7 +199,7 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     dropped = clause.whose == "unknown" and clause.act == "statement" and body == clause.core.strip()
     rules = _rules(bool(re.match(r"[\u4e00-\u9fff]", body)))
     for pattern, key, polarity, update in rules:
-        if not own and key != "retract" and not (dropped and update):
+        if not own and key != "retract" and not dropped:
             continue
         match = meter.scan(pattern, body, "match")
         if match is None or (clause.act == "request" and key != "recommend"):

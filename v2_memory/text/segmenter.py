@@ -73,7 +73,9 @@ _CONDITIONAL = re.compile(r"如果|要是|假如|假设|假使|万一|倘若|若
                           r"\b(?:if|unless|suppose|supposing|imagine|in\s+case|assuming|were\s+i|had\s+i|would\s+i|i'?d\s+(?:be|have|like|love))\b",
                           re.I)
 _REPORT = re.compile(
-    r"(?:总|老|常|经常|一直|也|都|还)?(?:说|讲|告诉我|觉得|认为|以为|提到|表示|声称|嘱咐|叮嘱|要求我)(?!错|过)|听说|据说|据他|据她|传言|座右铭|口头禅|名言|格言"
+    # (Not the speaker's own discourse markers built on 说/讲: 说来奇怪, 说实话, 老实说, 说真的, 讲真.)
+    r"(?<!老实)(?<!坦白)(?<!实话)(?<!话)(?:总|老|常|经常|一直|也|都|还)?(?:说|讲|告诉我|觉得|认为|以为|提到|表示|声称|嘱咐|叮嘱|要求我)"
+    r"(?!错|过|来|实话|真的|白了|起来|回来|到底|真)|听说|据说|据他|据她|传言|座右铭|口头禅|名言|格言"
     r"|\b(?:says?|said|saying|told\s+me|tells\s+me|thinks?|thought|believes?|believed|claims?|claimed|insists?|insisted|"
     r"mentioned|according\s+to|motto|quote|quoted|slogan|catchphrase|keeps\s+telling|always\s+tells)\b",
     re.I,
