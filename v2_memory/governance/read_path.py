@@ -106,9 +106,8 @@ class ReadPath:
         stored = self.cache.summaries.get(scope)
         judge = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
                         domain=domain, identifiers=identifiers)
-        if stored.shows and None not in stored.shows:
-            entries = judge(stored.shows)
-            return stored if all(e.shown for e in entries) else _within(stored, entries)
+        if stored.shows and None not in stored.shows and all(e.shown for e in judge(stored.shows)):
+            return stored
         return self._refold(scope, judge(stored.covers))
 
     def _refold(self, scope: Scope, entries: Any) -> Summary:
@@ -128,18 +127,6 @@ class ReadPath:
                 summary = self.cache.summaries.summarizer.fold(summary, record_message(record), record_id)
         self.cache.refolded[scope] = (shown, summary)
         return summary
-
-
-def _within(stored: Summary, entries: Any) -> Summary:
-    """The parts of the stored summary this read may see: hiding a part never reaches back past
-    the summary's own horizon for an older one (governance removes history, it adds none)."""
-    visible = {e.record_id for e in entries if e.shown}
-    kept = [(part, rid) for part, rid in zip(stored.parts, stored.shows) if rid in visible]
-    if not kept:
-        return Summary()
-    noun = "message" if len(stored.covers) == 1 else "messages"
-    return Summary(f"[{len(stored.covers)} earlier {noun}] " + " | ".join(p for p, _ in kept), stored.covers,
-                   tuple(p for p, _ in kept), tuple(r for _, r in kept))
 
 
 def words_of(summary: Summary) -> tuple[int | None, ...]:

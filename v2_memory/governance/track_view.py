@@ -69,13 +69,14 @@ class TrackView:
                 else e for e in entries]
 
     def may_summarize(self, record_id: int | None) -> bool:
-        """Whether a message leaving the window enters the summary: every stored one. Unverified
-        model output is folded too and judged out at read time (``summary_view.py``), so the
-        summary spans the same stretch of conversation with or without governance: hiding a
-        part never lets an older one take its place."""
+        """Whether a message leaving the window may enter the summary: not while it is unverified
+        model output (a summary is recalled in every context, so it would be an echo's back door)."""
         if not self.policy.enabled:
             return True
-        return record_id is not None  # kept out of the store (filler, code-only text): no read could show it
+        if record_id is None:
+            return False  # kept out of the store (filler, code-only text): no read could ever show it
+        state = self.ledger.states([record_id]).get(record_id)
+        return state is None or state.verified
 
     def task_lines(self, scope: Scope, task_id: str | None) -> list[str]:
         """The read's task as a context line: ``task:paper = active, 50% done``."""
