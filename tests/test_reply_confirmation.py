@@ -73,3 +73,20 @@ def test_an_unanswered_guess_leaves_the_window_once_the_talk_moves_on():
           ("assistant", "Banana, oats, peanut butter and milk."))
     context = memory.build_context("is my blender under warranty?", "u", session_id="s")
     assert "2031" not in context and "Banana" in context  # the last turn stays: the user answers it
+
+
+@pytest.mark.parametrize("text", ["please don't book that", "I can't use that, I'm not admin", "这个方案不行，别加到计划里",
+                                  "yes, but it leaves at 10pm", "对，不过是周四"])
+def test_a_negated_take_up_or_a_yes_with_a_but_verifies_nothing(text):
+    assert reply_to(text, asked=True) != "accept"
+
+
+def test_a_yes_in_another_session_or_task_verifies_nothing():
+    memory = MemoryManager(store_path=None, window_size=4)
+    guess = memory.add(Message("assistant", "Your blood type is A+, shall I note it?", "u", session_id="a"))
+    memory.end_session("u", "a")
+    assert "verified_previous_reply" not in memory.add(Message("user", "Yes.", "u", session_id="b")).reasons
+    offer = memory.add(Message("assistant", "Step 1: drop the users table. Shall I proceed?", "u", task_id="x"))
+    assert "verified_previous_reply" not in memory.add(Message("user", "sure", "u", task_id="y")).reasons
+    states = memory.governor.states([guess.record_id, offer.record_id])
+    assert not states[guess.record_id].verified and not states[offer.record_id].verified

@@ -122,3 +122,16 @@ def test_a_spelling_correction_finds_the_misspelt_name():
     memory = _memory()
     memory.add(Message("user", "我的导师叫李文博", "u", session_id="s"))
     assert "correction_target:spelling" in memory.add(Message("user", "打错了，是李闻博", "u", session_id="s")).reasons
+
+
+def test_one_more_or_an_exception_is_not_a_restatement():
+    memory = _memory()
+    memory.add(Message("user", "I have yoga class on Tuesday at 6pm.", "u"))
+    memory.add(Message("user", "I also have yoga class on Thursday at 7pm.", "u"))
+    memory.add(Message("user", "Standup is at 9:30 every day.", "u"))
+    memory.add(Message("user", "Standup is at 9:45 on Fridays.", "u"))
+    memory.add(Message("user", "我周一上午九点开组会。", "u"))
+    memory.add(Message("user", "周四下午三点开组会，最后一个议题是预算。", "u"))
+    context = _context(memory, "yoga Tuesday Thursday standup every day Fridays 组会 周一 周四")
+    for kept in ("Tuesday at 6pm", "Thursday at 7pm", "9:30 every day", "9:45 on Fridays", "周一上午九点", "周四下午三点"):
+        assert kept in context, kept

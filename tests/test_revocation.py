@@ -11,12 +11,12 @@ from v2_memory.governance.revocation import detect_revocation, detect_revocation
 
 @pytest.mark.parametrize("text, about, pointer, withdraws", [
     ("please forget everything I said about the mortgage", "mortgage", False, False),
-    ("you can delete the part about my knee surgery", "knee surgery", False, False),
+    ("you can delete what I told you about my knee surgery", "knee surgery", False, False),
     ("scrap that last bit", "", True, False),
     ("I'd prefer you didn't remember my salary", "salary", False, False),
     ("quit recommending sushi places, I went off sushi", "sushi places", False, True),
     ("don't send me the weather every morning anymore", "weather every morning", False, True),
-    ("关于体检结果的那些都删掉吧", "体检结果", False, False),
+    ("我之前说的体检结果都删掉吧", "体检结果", False, False),
     ("刚才那句帮我删了", "", True, False),
     ("我的工资你别记了", "工资", False, False),
     ("以后别再提醒我喝水了", "喝水", False, True),
@@ -91,8 +91,8 @@ def test_a_withdrawn_request_leaves_and_the_other_requests_stay():
     memory.add(Message("user", "and remind me to stretch every hour", "u"))
     memory.add(Message("user", "it is raining again", "u"))
     result = memory.add(Message("user", "quit recommending sushi places, I went off sushi", "u"))
-    assert result.revoked and "revocation_target:withdrawn" in result.reasons
-    seen = _everywhere(memory, "u", "what did I ask you to do: sushi, stretch")
+    assert result.supersedes and not result.revoked and "revocation_target:withdrawn" in result.reasons  # superseded, kept
+    seen = memory.build_context("what did I ask you to do: sushi, stretch", "u", top_k=10)
     assert "sushi place for Friday" not in seen and "stretch every hour" in seen
 
 
@@ -100,7 +100,7 @@ def test_only_a_sentence_goes_when_the_message_said_more():
     memory = _memory()
     memory.add(Message("user", "I start at Norrvik Labs on Monday. My salary will be 92k.", "u"))
     memory.add(Message("user", "the weather is lovely", "u"))
-    memory.add(Message("user", "I'd prefer you didn't remember my salary", "u"))
+    memory.add(Message("user", "delete what I told you about my salary", "u"))
     seen = _everywhere(memory, "u", "job salary Norrvik")
     assert "92k" not in seen and "Norrvik Labs on Monday" in seen
 
@@ -110,7 +110,7 @@ def test_chinese_take_backs():
     memory.add(Message("user", "体检结果出来了，血脂有点高", "u"))
     memory.add(Message("user", "我下周去青岛出差", "u"))
     memory.add(Message("user", "今天好冷", "u"))
-    assert memory.add(Message("user", "关于体检结果的那些都删掉吧", "u")).revoked
+    assert memory.add(Message("user", "我之前说的体检结果都删掉吧", "u")).revoked
     seen = _everywhere(memory, "u", "体检 血脂 出差 青岛")
     assert "血脂" not in seen and "青岛" in seen
 
@@ -148,7 +148,7 @@ def test_a_taken_back_memory_leaves_the_files(tmp_path):
             assert b"Quillon" not in file.read_bytes(), file
 
 
-def test_inside_a_batch_a_take_back_is_superseded_and_never_shown():
+def test_inside_a_batch_a_take_back_is_never_shown_and_forgotten_after_it():
     memory = _memory()
     with memory.batch():
         memory.add(Message("user", "My PIN hint is the dog's birthday.", "u"))
@@ -160,5 +160,58 @@ def test_another_user_never_loses_anything():
     memory = _memory()
     memory.add(Message("user", "My mortgage is with Halden Bank.", "a"))
     memory.add(Message("user", "My mortgage is with Orsa Bank.", "b"))
-    memory.add(Message("user", "forget everything about my mortgage", "b"))
+    memory.add(Message("user", "forget everything I told you about my mortgage", "b"))
     assert "Halden" in _texts(memory, "a") and "Orsa" not in _texts(memory, "b")
+
+
+@pytest.mark.parametrize("earlier, request_", [
+    ("My order number with the furniture shop is 55120.", "cancel my last order"),
+    ("我在京东买了一台空气炸锅，订单明天到", "取消刚才的订单"),
+    ("我下周三要开项目评审会议", "我刚才说的那个会议取消了"),
+    ("My legacy app stores passwords in plain text.", "Never store passwords in plain text - use a hash"),
+    ("I always log my runs in Strava.", "don't log me out of Strava please"),
+    ("The old server config lives in /etc/app.conf.", "delete the info about the old server from the config file"),
+    ("I'm writing a thesis on climate policy.", "Drop the thesis thing, I'll focus on my job"),
+])
+def test_a_request_about_the_world_deletes_nothing(earlier, request_):
+    memory = _memory()
+    memory.add(Message("user", earlier, "u"))
+    memory.add(Message("user", "the weather is nice today", "u"))
+    result = memory.add(Message("user", request_, "u"))
+    assert result.revoked == () and earlier in _texts(memory, "u")
+
+
+def test_a_pointer_after_the_assistants_turn_or_in_another_session_takes_nothing():
+    memory = _memory()
+    memory.add(Message("user", "I'm allergic to shellfish.", "u", session_id="a"))
+    memory.add(Message("assistant", "Noted! Want me to add that to your profile?", "u", session_id="a"))
+    assert memory.add(Message("user", "no, scrap that", "u", session_id="a")).revoked == ()
+    memory.add(Message("user", "I'm allergic to penicillin.", "u", session_id="mon"))
+    memory.end_session("u", "mon")
+    assert memory.add(Message("user", "hmm wipe that", "u", session_id="fri")).revoked == ()
+    assert "shellfish" in _texts(memory, "u") and "penicillin" in _texts(memory, "u")
+
+
+def test_a_plain_take_back_only_supersedes_what_was_just_said():
+    memory = _memory()
+    memory.add(Message("user", "I hate noisy hotel rooms.", "u", session_id="s"))
+    for n in range(3):
+        memory.add(Message("user", f"packing question {n}", "u", session_id="s"))
+    memory.add(Message("user", "book the Hotel Lux in Porto for us", "u", session_id="s"))
+    result = memory.add(Message("user", "Forget the hotel, we'll stay with friends", "u", session_id="s"))
+    assert result.revoked == () and "noisy hotel rooms" in memory.build_context("hotel rooms noisy", "u", session_id="s", top_k=5)
+    assert "Hotel Lux" not in memory.build_context("which hotel Lux Porto", "u", session_id="s", top_k=5)
+
+
+def test_words_asked_not_to_be_stored_supersede_nothing():
+    memory = _memory()
+    memory.add(Message("user", "My dentist appointment is on Monday at 10am.", "u"))
+    memory.add(Message("user", "don't store this: my dentist appointment is on Friday at 3pm now", "u"))
+    assert "Monday at 10am" in memory.build_context("when is my dentist appointment?", "u", top_k=5)
+
+
+def test_a_take_back_inside_add_messages_is_forgotten_after_the_batch():
+    memory = _memory()
+    memory.add_messages([{"role": "user", "content": "My loan is 20k with Norda Bank."},
+                         {"role": "user", "content": "forget what I told you about the loan"}], user_id="u")
+    assert "Norda" not in _texts(memory, "u")

@@ -105,6 +105,7 @@ class MemoryManager(Lifecycle, Description):
         self._reads = ReadPath(self.governor, self._tracks, self.store)
         self._logging = audit is not False
         self._lock = threading.RLock()
+        self._revoked: list[tuple[str, str | None, int]] = []  # taken back inside a batch: forgotten after it
         self.cache_users = cache_users
         # Warns once when a call names no user on a store that holds named users (``scoped.py``).
         self._default_user = DefaultUserCheck(lambda tenant_id: self.users(tenant_id=tenant_id))
@@ -117,13 +118,14 @@ class MemoryManager(Lifecycle, Description):
         self._default_user.note(message.user_id, message.tenant_id, "add()", stacklevel=3)
         with self._lock:
             result = self._commit(*self._prepare(message))
-            # What the user took back ("forget what I told you about the loan") is superseded in
-            # the write's commit, then forgotten: it leaves the store, the ledger and the logs.
-            # Inside a batch it stays superseded (never shown) until a forget outside it.
-            if result.revoked and not self._tracks.in_batch:
-                for record_id in result.revoked:
-                    self.forget(message.user_id, record_id, tenant_id=message.tenant_id)
+            if not self._tracks.in_batch:
+                self._forget_revoked()
             return result
+
+    def _forget_revoked(self) -> None:
+        while self._revoked:
+            user_id, tenant_id, record_id = self._revoked.pop(0)
+            self.forget(user_id, record_id, tenant_id=tenant_id)
 
     def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
@@ -217,6 +219,10 @@ class MemoryManager(Lifecycle, Description):
                     self.summaries.fold(scope, expired, record_id)
             if result.supersedes:
                 self._tracks.show_splits(scope, set(result.supersedes), self.store)
+            # What the user took back ("forget what I told you about the loan") is superseded in
+            # this commit, then forgotten once it (or the batch holding it) has committed: it
+            # leaves the store, the ledger and the logs.
+            self._revoked.extend((message.user_id, message.tenant_id, rid) for rid in result.revoked)
             return result
 
     @contextmanager
@@ -239,7 +245,11 @@ class MemoryManager(Lifecycle, Description):
             except BaseException:
                 if self.semantic is not None:  # vectors of ids now handed out again must not survive
                     self.semantic.rolled_back()
+                if not self._tracks.in_batch:
+                    self._revoked.clear()  # rolled back: nothing was taken back
                 raise
+            if not self._tracks.in_batch:
+                self._forget_revoked()
 
     # -- reading ---------------------------------------------------------------------------------
     def explain(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, *, tenant_id: str | None = None,

@@ -100,9 +100,15 @@ class Governor:
         record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
         if message.session_id is not None:
             self.state.touch_session(scope, message.session_id)
-        mine = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user"]
-        supersedes, reasons, facts, revoked = self._resolve(message, plan, record_id, mine)
-        reasons += self._answer(message, plan, record_id, recent[-1] if recent else None)
+        # The conversation this message continues: the window's turns of its session and task.
+        # A pointer, a pronoun or a "yes" reaches back only that far, never into another session.
+        here = [turn for turn in recent if (turn[1].session_id, turn[1].task_id) == (message.session_id, message.task_id)]
+        before = here[-1] if here and here[-1] is recent[-1] else None  # the turn just before this one
+        mine = [rid for rid, said in reversed(here) if rid is not None and said.role == "user"]
+        # Governance reads what is kept: never words the user asked not to store ("don't store this: …").
+        read = replace(message, content=plan.window_text)
+        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before)
+        reasons += self._answer(read, plan, record_id, before)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
@@ -132,8 +138,8 @@ class Governor:
             return ("rejected_previous_reply",)
         return ()
 
-    def _resolve(self, message: Message, plan: WritePlan, record_id: int | None,
-                 recent: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
+    def _resolve(self, message: Message, plan: WritePlan, record_id: int | None, recent: Sequence[int] = (),
+                 before: tuple[int | None, Message] | None = None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
         """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
         revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
         if not self.policy.enabled or plan.source != "user_input" or plan.quoted:
@@ -148,8 +154,9 @@ class Governor:
             reasons += found
         revoked: tuple[int, ...] = ()
         if plan.revocations and not supersedes:  # a correction that found its target said it all
-            revoked, found = resolver.revoke(message, plan.revocations, record_id)
-            supersedes, reasons = revoked, reasons + found
+            previous = _pointed(before, recent)
+            taken, found, forget = resolver.revoke(message, plan.revocations, record_id, recent, previous)
+            supersedes, reasons, revoked = taken, reasons + found, taken if forget else ()
         facts: list[Fact] = []
         # A correction may state facts too ("不对，我用的是iPhone"); and "I like coffee, not tea"
         # corrects nothing if nothing said tea, but still says the user likes coffee.
@@ -416,3 +423,14 @@ def _iso(message: Message) -> str:
     if message.timestamp is None:
         raise ValueError("message has no timestamp; write it through MemoryManager.add")
     return message.timestamp.isoformat()
+
+
+def _pointed(before: tuple[int | None, Message] | None, mine: Sequence[int]) -> int | None:
+    """The user's turn a pointer ("that last bit", "上一句") means: the turn just before, if it
+    is the user's; past an assistant turn that only answered, the user's turn before it; after an
+    assistant question or offer, nothing ("no, scrap that" answers the offer: ``reply.py``)."""
+    if before is None:
+        return None
+    if before[1].role == "user":
+        return before[0]
+    return mine[0] if before[1].role == "assistant" and not asks(before[1].content) and mine else None

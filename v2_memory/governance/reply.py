@@ -29,7 +29,7 @@ import re
 
 from ..text.segmenter import read_message
 
-__all__ = ["reply_to"]
+__all__ = ["reply_to", "asks"]
 
 _YES_EN = (r"yes|yeah|yep|yup|ya|sure|ok(?:ay)?|correct|right|exactly|perfect|great|absolutely|definitely|"
            r"sounds\s{1,3}(?:good|great|perfect)|that'?s\s{1,3}(?:right|correct|it|perfect)|that\s{1,3}works|deal|go\s{1,3}ahead|do\s{1,3}it|please\s{1,3}do")
@@ -60,12 +60,18 @@ def reply_to(text: str, *, asked: bool = False) -> str | None:
         return None
     if _NO.match(first.text.strip()) and not _NOT_NO.match(first.text.strip()):
         return "deny"
+    if _BUT.search(text[:LIMIT]):
+        return None  # "yes, but it leaves at 10pm", "对，不过是周四": a yes with a correction is no yes
     if _ACCEPT.match(first.text.strip()) and not _NOT_YES.match(first.text.strip()) and _only_yes(first.text):
         if asked or _TRUE.search(first.text):
             return "accept"
-    if any(_TAKE_UP.search(c.core) for c in sentence):
-        return "accept"
+    if any(_TAKE_UP.search(c.core) for c in sentence) and not any(_NEGATED.search(c.core) for c in sentence):
+        return "accept"  # not "please don't book that", "这个方案不行，别加到计划里"
     return None
+
+
+_BUT = re.compile(r"\b(?:but|though|however|except)\b|不过|但是|但|可是|只是", re.I)
+_NEGATED = re.compile(r"\b(?:don'?t|do\s{1,3}not|can'?t|cannot|won'?t|not|never|no)\b|别|不|没|甭", re.I)
 
 
 def _only_yes(clause: str) -> bool:
@@ -84,5 +90,6 @@ def asks(text: str) -> bool:
 
 _OFFER = re.compile(r"\b(?:want\s{1,3}(?:it|me\s{1,3}to)|shall\s{1,3}i|should\s{1,3}i|would\s{1,3}you\s{1,3}like|do\s{1,3}you\s{1,3}want)\b"
                     r"|要不要|需要我|我帮你|好不好|可以吗", re.I)
+
 
 LIMIT = 400  # a reply is short: its first characters say yes or no

@@ -38,6 +38,7 @@ from .persona import SINGLE_VALUED_KEYS
 
 __all__ = ["Resolver"]
 
+REVOCATION_CANDIDATES = 50  # records sharing the thing's words a take-back is checked against
 RESTATEMENT_CANDIDATES = 20  # records sharing the thing's words that a restatement is checked against
 _JOINERS = re.compile(r"^[\s，,、;；:：—–-]+|[\s，,、;；:：—–-]+$")
 
@@ -99,21 +100,45 @@ class Resolver:
         return facts, tuple(dict.fromkeys(superseded))
 
     # -- revocations -----------------------------------------------------------------------------
-    def revoke(self, message: Message, revocations: tuple[Revocation, ...],
-               record_id: int | None) -> tuple[tuple[int, ...], tuple[str, ...]]:
-        """Supersede what the first resolvable of ``revocations`` takes back; return (record ids, reasons)."""
+    def revoke(self, message: Message, revocations: tuple[Revocation, ...], record_id: int | None,
+               recent: Sequence[int] = (), previous: int | None = None) -> tuple[tuple[int, ...], tuple[str, ...], bool]:
+        """Supersede what the first resolvable of ``revocations`` takes back; return (record ids,
+        reasons, whether they are to be forgotten). ``recent``: the user's own turns in the recent
+        window of this session and task, newest first; ``previous``: the turn just before, if the user's.
+
+        Where each kind looks, and what it does:
+
+            pointer ("that last bit")          the turn just before, if it is the user's    forgotten
+            said ("what I told you about X")   the store's search for X, any session        forgotten
+            withdrawn ("stop reminding me")    the store's search for X, requests only      superseded
+            plain ("forget the Kindle idea")   the recent window only                       superseded
+        """
         if record_id is None:
-            return (), ("revocation_target_not_found",)
-        history = self.history(message, record_id)
-        targets = next((found for found in (revocation_targets(r, history) for r in revocations) if found), [])
-        if not targets:
-            return (), ("revocation_target_not_found",)
-        spans: dict[int, list[tuple[int, int]]] = {}
-        for target in targets:
-            spans.setdefault(target.record_id, []).append(target.span)
-        for revoked, parts in spans.items():
-            self.supersede_spans(message, revoked, parts, record_id)
-        return tuple(spans), (f"revocation_target:{targets[0].how}",)
+            return (), ("revocation_target_not_found",), False
+        for revocation in revocations:
+            if revocation.pointer or not (revocation.said or revocation.withdraws):
+                ids = ([previous] if previous is not None else []) if revocation.pointer else list(recent)
+                candidates = self._live([r for r in (self.store.get(rid) for rid in ids) if r is not None], message, record_id)
+            else:
+                hits = hooks_of(self.store).lexical.search(revocation.about, message.user_id, top_k=REVOCATION_CANDIDATES,
+                                                           threshold=1e-9, tenant_id=message.tenant_id)
+                candidates = self._live([h.record for h in hits], message, record_id)
+            targets = revocation_targets(revocation, sorted(candidates, key=lambda r: r["record_id"], reverse=True))
+            if targets:
+                spans: dict[int, list[tuple[int, int]]] = {}
+                for target in targets:
+                    spans.setdefault(target.record_id, []).append(target.span)
+                for revoked, parts in spans.items():
+                    self.supersede_spans(message, revoked, parts, record_id)
+                return tuple(spans), (f"revocation_target:{targets[0].how}",), revocation.pointer or revocation.said
+        return (), ("revocation_target_not_found",), False
+
+    def _live(self, records: list[dict[str, Any]], message: Message, exclude: int | None) -> list[dict[str, Any]]:
+        """The user's own live statements among ``records``, of the message's task (not ``exclude``)."""
+        mine = [r for r in records if r.get("source") == "user_input" and r.get("task_id") == message.task_id
+                and r["record_id"] != exclude]
+        states = self.ledger.states(r["record_id"] for r in mine)
+        return [r for r in mine if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
 
     # -- restatements ---------------------------------------------------------------------------
     def restatements(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:

@@ -20,9 +20,10 @@ What counts as the same thing is strict, because a wrong supersession hides a tr
 A clause with a when but no thing, only a pronoun ("he'll be here at 4:30", "they could only do
 8:45", "她改到三点了"), points back: at the latest of the user's few messages still in the recent
 window, in the same session, holding a value of that kind. Questions, hypotheses and reports
-restate nothing, and neither does a sentence cut from the same mould with another value ("I like
-fruit no. 1", then "I like fruit no. 2" is a list), unless it says that something changed ("now",
-"instead", "改到", "以后"). Candidates come from the store's own search
+restate nothing. A clause that names its thing must also say that something changed ("now",
+"instead", "in the end", "改到", "以后"): "周四下午三点开组会" after "周一上午九点开组会" may be
+another meeting, so both stay; "also", "too", "也" add one more; a daily rule and one day's
+exception are two things. Candidates come from the store's own search
 for the thing's words (a write costs what those matches cost, not the user's whole history), the
 latest first.
 
@@ -37,7 +38,7 @@ from typing import Any, Iterable
 
 from ..text.segmenter import read_message
 from .conflicts import Target, terms_of
-from .corrections import kind_values, strip_kinds, value_kinds
+from .corrections import kind_values, value_kinds
 from .identifiers import extract_identifiers
 
 __all__ = ["Restated", "restated_clauses", "restatement_target", "KINDS"]
@@ -65,8 +66,8 @@ class Restated:
     whose: str
     identifiers: frozenset[str] = frozenset()  # "ISO 9001" is another audit than "ISO 9002"
     pointer: bool = False  # no thing named, a pronoun instead: it points at the recent messages
-    template: str = ""  # the clause without its values: two items of a list share it
-    changed: bool = False  # the message says something changed ("now", "instead", "改到")
+    changed: bool = False  # its sentence says something changed ("now", "instead", "改到")
+    every: bool = False  # it states a rule ("every day", "每周"), not one occasion
 
 
 def restated_clauses(text: str) -> list[Restated]:
@@ -81,10 +82,14 @@ def restated_clauses(text: str) -> list[Restated]:
         if not topic and index and clauses[index - 1].sentence == clause.sentence:
             topic = _thing(clauses[index - 1].core)  # "landlord meeting: 16th now"
         pointer = not topic and _PRONOUN.search(clause.core) is not None
+        sentence = " ".join(c.core for c in clauses if c.sentence == clause.sentence)
+        if _ADDED.search(sentence):
+            continue  # "I also have yoga on Thursday": one more, not a new time for the old one
         if topic or pointer:
             found.append(Restated(clause.start, clause.end, topic, kinds, frozenset(kind_values(clause.core, kinds)),
                                   clause.whose, frozenset(extract_identifiers(text[:2000])), pointer,
-                                  _template(clause.core), _CHANGED.search(text[:2000]) is not None))
+                                  _CHANGED.search(sentence) is not None,
+                                  _EVERY.search(clause.core) is not None))
     return found
 
 
@@ -93,15 +98,11 @@ POINTER_REACH = 3  # the user's latest messages in the window a pronoun may poin
 
 
 _CHANGED = re.compile(r"\b(?:now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1,3}end|changed|moved|pushed|rescheduled|postponed|"
-                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all)\b|现在|改|换|挪|推迟|延后|提前|以后|最后|不再", re.I)
-_VALUES = re.compile(r"\d{1,12}")
-
-
-def _template(text: str) -> str:
-    """The clause with its values taken out, spaces and case normalised."""
-    return " ".join(_VALUES.sub("#", strip_kinds(text)).casefold().split())
-
-
+                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all)\b|现在|改到|改成|改在|改为|换到|换成|挪到|推迟|延后|提前|以后|不再", re.I)
+# "also", "too", "another", "也", "还", "另外": one more of the kind, never a new value for the old one.
+_ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
+# "every day" against "on Fridays": a rule and its exception are two things.
+_EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends)\b|每天|每周|每个|天天|工作日", re.I)
 def _thing(text: str) -> frozenset[str]:
     return frozenset(t for t in terms_of(_CHANGED.sub(" ", text)) if t not in _EVENT_WORDS)
 
@@ -121,8 +122,10 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
             if frozenset(extract_identifiers(record["content"][:2000])) != restated.identifiers:
                 continue  # another course, ticket or standard: another thing
             old = kind_values(clause.core, shared)
-            if restated.template == _template(clause.core) and not restated.changed:
-                continue  # the same mould, another value: one more item of a list
+            if bool(_EVERY.search(clause.core)) != restated.every:
+                continue  # a daily rule and one day's exception
+            if not restated.changed and not restated.pointer:
+                continue  # "周四下午三点开组会" after "周一上午九点开组会": another meeting, or a move? Unsaid: kept
             if old and not old & restated.values:
                 return Target(record["record_id"], (clause.start, clause.end), "restated")
     return None

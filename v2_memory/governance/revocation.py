@@ -43,7 +43,6 @@ from .conflicts import Target, terms_of
 
 __all__ = ["Revocation", "detect_revocation", "detect_revocations", "revocation_targets", "MAX_TARGETS"]
 
-RECENT_POINTER = 3  # statements a pointer ("that last bit") may reach back over take-backs
 MAX_TARGETS = 20  # sentences one revocation may take back: "forget everything about X" is bounded too
 
 
@@ -53,6 +52,7 @@ class Revocation:
     pointer: bool  # "that last bit", "上一句": the user's previous statement
     withdraws: bool  # a withdrawn request ("stop reminding me to ..."): the request is what goes
     withheld_from: int | None = None  # "don't store this: …": what follows this offset is never stored
+    said: bool = False  # the words name what was *said* ("what I told you about X"): it is forgotten
 
 
 # -- English -------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ _SOFT = (r"(?:(?:please|pls|plz|just|also|and|so|oh|ok(?:ay)?|hmm{0,6}|um{0,6}|u
 # meeting" and "remove the bones" are about the world.
 _FORGET_EN = r"forget|unlearn|disregard|take\s{1,8}back|strike\s{1,8}from\s{1,8}the\s{1,8}record"
 _ERASE_EN = r"delete|erase|wipe|scrub|remove|drop|purge|clear|strike|ditch|scrap|get\s{1,8}rid\s{1,8}of|throw\s{1,8}out|cancel|nix|undo|bin"
-_KEEP_EN = r"store|save|keep|remember|record|log|note|memori[sz]e|write\s{1,8}down|hold\s{1,8}on\s{1,8}to|file|track"
+_KEEP_EN = r"store|save|keep|remember|note|memori[sz]e|write\s{1,8}down|hold\s{1,8}on\s{1,8}to"
 # A withdrawn request names what the assistant was asked to do: its verb and its object.
 _SERVICE_EN = (r"remind|recommend|suggest|send|ask|tell|mention|bring|call|text|email|notify|ping|nag|alert|show|give|book|"
                r"order|schedule|track|check|add|include|use|offer|propose|plan|look|search|quiz|correct|translate|write|reply|answer")
@@ -73,15 +73,16 @@ _EN = re.compile(
     rf"|(?P<erase>{_ERASE_EN})\b"
     rf"|(?:stop|quit|no\s{{1,8}}need\s{{1,8}}to\s{{1,8}}keep|you\s{{1,8}}can\s{{1,8}}stop)\s{{1,8}}(?P<stop>(?:{_SERVICE_EN})\w{{0,12}}ing)\b"
     rf"|(?:i'?d\s{{1,8}}(?:rather|prefer)\s{{1,8}}(?:that\s{{1,8}})?you\s{{1,8}}|(?:i\s{{1,8}})?(?:want|need)\s{{1,8}}you\s{{1,8}}to\s{{1,8}})?"
-    rf"(?:don'?t|didn'?t|do\s{{1,8}}not|did\s{{1,8}}not|never|not|no\s{{1,8}}need\s{{1,8}}to|you\s{{1,8}}don'?t\s{{1,8}}(?:need|have)\s{{1,8}}to|there'?s\s{{1,8}}no\s{{1,8}}need\s{{1,8}}to)\s{{1,8}}"
+    rf"(?:don'?t|didn'?t|do\s{{1,8}}not|did\s{{1,8}}not|not|no\s{{1,8}}need\s{{1,8}}to|you\s{{1,8}}don'?t\s{{1,8}}(?:need|have)\s{{1,8}}to|there'?s\s{{1,8}}no\s{{1,8}}need\s{{1,8}}to)\s{{1,8}}"
     rf"(?:ever\s{{1,8}})?(?P<keep>{_KEEP_EN})\b"
     rf"|don'?t\s{{1,8}}(?P<again>(?:{_SERVICE_EN})\w{{0,12}})\b(?=.{{0,240}}\b(?:anymore|any\s{{1,8}}more|again)\b)"
     rf"|no\s{{1,8}}more\s{{1,8}}(?!than\b)(?P<no_more>\w)"
     r")\s{0,8}", re.I)
 # Words that point at what the user said, not at the world.
-_SPEECH_EN = re.compile(r"\b(?:what\s{1,8}i\s{1,8}(?:just\s{1,8})?(?:said|told|mentioned|wrote|shared|typed|sent)|(?:i|that\s{1,8}i)\s{1,8}(?:said|told|mentioned)|"
-                        r"(?:that|this|the|my)\s{1,8}(?:last|previous|earlier)\b|(?:bit|part|stuff|info|information|details?|note|thing)s?\s{1,8}(?:about|on|regarding|where)|"
-                        r"from\s{1,8}(?:your|the)\s{1,8}(?:memory|notes|records?)|the\s{1,8}(?:whole\s{1,8})?[\w-]{1,30}(?:\s{1,8}[\w-]{1,30})?\s{1,8}(?:thing|stuff|idea|business|story|bit|part)|last\s{1,8}(?:bit|part|thing|message|line|sentence)|(?:that|this)\s{1,8}(?:bit|part|info|detail))\b", re.I)
+_SPEECH_EN = re.compile(r"\b(?:what\s{1,8}i\s{1,8}(?:just\s{1,8})?(?:said|told\s{1,8}you|mentioned|wrote|shared|typed|sent)"
+                        r"|(?:that|the\s{1,8}(?:thing|stuff|bit|part))\s{1,8}i\s{1,8}(?:just\s{1,8})?(?:said|told\s{1,8}you|mentioned)"
+                        r"|i\s{1,8}(?:just\s{1,8})?(?:said|told\s{1,8}you|mentioned)|from\s{1,8}(?:your|the)\s{1,8}(?:memory|memories|notes)"
+                        r"|(?:my|that)\s{1,8}last\s{1,8}(?:message|bit|part|line|sentence)|that\s{1,8}(?:last\s{1,8})?bit)\b", re.I)
 _POINTER_EN = re.compile(r"\b(?:that|this|the\s{1,8}last|my\s{1,8}last|the\s{1,8}previous|my\s{1,8}previous|what\s{1,8}i\s{1,8}just|"
                          r"last\s{1,8}(?:bit|part|thing|message|one|line|sentence)|just\s{1,8}said)\b", re.I)
 _BARE_POINTER_EN = re.compile(r"^(?:all\s{1,8})?(?:that|this)(?:\s{1,8}(?:last|previous))?(?:\s{1,8}(?:bit|part|one|line|message))?(?:\s{1,8}(?:please|pls|plz|too|as\s{1,8}well))?\W{0,8}$", re.I)
@@ -100,10 +101,11 @@ _ERASE_ZH = r"删掉|删了|删除|删去|抹掉|抹去|抹了|去掉|清掉|清
 _KEEP_ZH = r"(?:别|不要|不用|甭|无需|不必|没必要)(?:再)?(?:帮我|给我)?(?:记|存|保存|记录|记住|记下)(?!错|得|性|者|忆)"
 _STOP_ZH = r"(?:别|不要|不用|甭|无需|不必)再(?:给我|帮我|跟我|为我)?(?P<again_verb>提醒|推荐|建议|发|问|提|说|催|叫|订|安排|用|加|给)"
 _ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)")
-_SPEECH_ZH = re.compile(r"说的|讲的|提的|告诉你的|那句|这句|那条|这条|上一句|上句|上一条|上条|刚才|刚刚|前面|记录|记忆|信息|关于|有关|这段|那段")
+_SPEECH_ZH = re.compile(r"我(?:刚才|刚刚|之前|前面|上次)?(?:说|讲|提|告诉你)的|上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)|刚刚(?:那句|说的)"
+                        r"|那句|这句|那条消息|这条消息|那段话|这段话|你记(?:下)?的|你存的")
 _POINTER_ZH = re.compile(r"上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)?|刚刚(?:那句|说的)?|前面(?:那句|那条|说的)|这句|那句|这条|那条|这段|那段")
 _FRAME_ZH = re.compile(r"(?:把|将)|(?:关于|有关)|(?:的)?(?:事情?|内容|信息|记录|那些|这些|部分|东西)|(?:就)?(?:吧|了|啊|哈|呀|嘛|哦){1,6}$|"
-                       r"上一句|上句|上一条|上条|那条|这条|那句|这句|这段|那段|那个|这个|刚才|刚刚|前面|说的|讲的|提的|告诉你的|"
+                       r"上一句|上句|上一条|上条|那条|这条|那句|这句|这段|那段|那个|这个|刚才|刚刚|前面|之前|上次|说的|讲的|提的|告诉你的|"
                        r"你|我|帮我|给我|的$|都|全部|统统|一下|先|也")
 _SELF_ZH = re.compile(r"(?<![帮给替让叫])(?:我|我们|他|她|他们)(?:已经|刚|刚才|又|也|都|还)?$")  # "我删了" reports the user's own act
 
@@ -172,14 +174,14 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
     if withdrawn or match.group("no_more"):
         thing = _FRAME_EN.sub(" ", clause.core[match.start("no_more"):] if match.group("no_more") else obj)
         # The request's verb counts as evidence, but the thing must be named ("stop reminding me" alone names nothing).
-        if not terms_of(thing):
-            return None
-        return Revocation(_clean(thing), False, True)
-    if match.group("erase") and not _SPEECH_EN.search(obj) and not _BARE_POINTER_EN.match(obj):
-        return None
+        return Revocation(_clean(thing), False, True) if terms_of(thing) else None
+    said = _SPEECH_EN.search(obj) is not None
+    if match.group("erase") and not said:
+        # "delete that", "scrap that last part": the previous turn; "cancel the meeting": the world.
+        return Revocation("", True, False) if _BARE_POINTER_EN.match(obj) else None
     about = _clean(_FRAME_EN.sub(" ", obj))
     if terms_of(about):
-        return Revocation(about, False, False)
+        return Revocation(about, False, False, said=said)
     if _POINTER_EN.search(obj):
         return Revocation("", True, False)
     return None  # "forget it", "never mind": conversation, not a revocation
@@ -198,53 +200,67 @@ def _chinese(clause: Clause) -> Revocation | None:
     if match.group("stop"):  # "不用再推荐咖啡馆了": the request is 推荐 + 咖啡馆
         thing = _FRAME_ZH.sub(" ", after).strip("，,。 ")
         return Revocation(thing, False, True) if terms_of(thing) else None
-    if match.group("erase") and not _SPEECH_ZH.search(core):
-        return None
+    said = _SPEECH_ZH.search(core) is not None
+    if match.group("erase"):
+        # "我刚才说的那个会议取消了" reports what happened; "帮我删了", "把上一句删掉" ask for it.
+        done = match.group(0).endswith("了") or after.startswith("了")
+        if not said or (done and not _ASKS_ZH.search(before)):
+            return None
     # The thing stands before the verb ("把那条关于房租的删掉", "学校名字你别存了").
     about = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
     if terms_of(about):
-        return Revocation(re.sub(r"\s{1,8}", " ", about), False, False)
+        return Revocation(re.sub(r"\s{1,8}", " ", about), False, False, said=said)
     if _POINTER_ZH.search(core):
         return Revocation("", True, False)
     return None
+
+
+_ASKS_ZH = re.compile(r"帮我|给我|请|麻烦|把|将|你")
 
 
 def _clean(text: str) -> str:
     return re.sub(r"\s{2,}", " ", text).strip(" ,.;:!")
 
 
-def revocation_targets(revocation: Revocation, history: list[dict[str, Any]]) -> list[Target]:
-    """The sentences ``revocation`` takes back among ``history`` (the scope's live user records,
-    oldest first): every sentence holding the thing's words, or the latest statement it points at."""
+def revocation_targets(revocation: Revocation, candidates: list[dict[str, Any]]) -> list[Target]:
+    """The sentences ``revocation`` takes back among ``candidates`` (live user records, newest
+    first; for a pointer, only the user's previous turn): every sentence holding the thing's
+    words — for a withdrawn request, only sentences that ask for something."""
     if revocation.pointer:
-        # The latest statement that is not itself a take-back (a revocation is no thing to revoke).
-        for record in reversed(history[-RECENT_POINTER:]):
-            if detect_revocation(record["content"]) is None:
-                return [Target(record["record_id"], (0, len(record["content"])), "pointer")]
-        return []
+        record = candidates[0] if candidates else None
+        if record is None or detect_revocation(record["content"]) is not None:
+            return []  # a take-back is no thing to take back
+        return [Target(record["record_id"], (0, len(record["content"])), "pointer")]
     wanted = terms_of(revocation.about)
     if not wanted:
         return []
     # All of a short description's words; two thirds of a longer one's ("water the plants on the balcony").
     needed = len(wanted) if len(wanted) <= 2 else -(-2 * len(wanted) // 3)
+    how = "withdrawn" if revocation.withdraws else "named" if revocation.said else "recent"
     targets: list[Target] = []
-    for record in reversed(history):
-        for start, end in _sentences(record["content"]):
+    for record in candidates:
+        for start, end, asks in _sentences(record["content"]):
+            if revocation.withdraws and not asks:
+                continue  # "no more sugar for me" withdraws a request, not "I take two sugars"
             if len(wanted & terms_of(record["content"][start:end])) >= needed:
-                targets.append(Target(record["record_id"], (start, end), "withdrawn" if revocation.withdraws else "named"))
+                targets.append(Target(record["record_id"], (start, end), how))
         if len(targets) >= MAX_TARGETS:
             break
     return targets[:MAX_TARGETS]
 
 
-def _sentences(content: str) -> list[tuple[int, int]]:
-    """The sentences of ``content`` as spans: a revocation takes back whole sentences."""
-    spans: dict[int, list[int]] = {}
+def _sentences(content: str) -> list[tuple[int, int, bool]]:
+    """The sentences of ``content`` as spans, and whether each asks for something: a revocation
+    takes back whole sentences."""
+    spans: dict[int, list[Any]] = {}
     for clause in read_message(content):
-        span = spans.setdefault(clause.sentence, [clause.start, clause.end])
+        span = spans.setdefault(clause.sentence, [clause.start, clause.end, False])
         span[1] = clause.end
-    ends = [_TERMINATOR.match(content, end).end() for _, end in spans.values()]  # with its full stop
-    return [(start, end) for (start, _), end in zip(spans.values(), ends)] or [(0, len(content))]
+        # "can you remind me …?" asks too, and so does a bare imperative ("recommend me a sushi place")
+        span[2] = span[2] or clause.act in ("request", "question") or _IMPERATIVE.match(clause.core) is not None
+    ends = [_TERMINATOR.match(content, end).end() for _, end, _ in spans.values()]  # with its full stop
+    return [(start, end, asks) for (start, _, asks), end in zip(spans.values(), ends)] or [(0, len(content), False)]
 
 
+_IMPERATIVE = re.compile(rf"^(?:please\s{{1,8}})?(?:{_SERVICE_EN})\w{{0,12}}\b", re.I)
 _TERMINATOR = re.compile(r"[。！？!?；;.…\s]{0,8}")

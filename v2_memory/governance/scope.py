@@ -34,26 +34,31 @@ from typing import Any
 __all__ = ["spoken_scope", "task_bound"]
 
 _SESSION_EN = re.compile(
-    r"\b(?:for|in|during|through|throughout)\s{1,3}(?:the\s{1,3}rest\s{1,3}of\s{1,3})?(?:this|the|today'?s|our|tonight'?s)\s{1,3}"
-    r"(?:chat|session|conversation|call|thread)\b"
+    r"\b(?:(?:only|just)\s{1,3}(?:for|in|during)|for\s{1,3}the\s{1,3}rest\s{1,3}of|throughout|during)\s{1,3}(?:this|the|today'?s|our|tonight'?s)\s{1,3}"
+    r"(?:chat|session|conversation|call|thread)\b|\b(?:for|in)\s{1,3}this\s{1,3}(?:chat|session|conversation)\b"
     r"|\b(?:this|the)\s{1,3}(?:chat|session|conversation)\s{1,3}only\b|\b(?:today|tonight)\s{1,3}only\b|\bjust\s{1,3}(?:for\s{1,3})?(?:today|tonight)\b"
     r"|\bonly\s{1,3}(?:for\s{1,3})?(?:today|tonight|this\s{1,3}(?:chat|session|conversation))\b|\buntil\s{1,3}(?:we'?re\s{1,3}done|the\s{1,3}end\s{1,3}of\s{1,3}(?:this|the)\s{1,3}(?:chat|session|conversation))\b",
     re.I)
 # A passing state, then a request that depends on it: "I'm on my phone right now so keep replies short".
 _PASSING_EN = re.compile(r"\b(?:right\s{1,3}now|at\s{1,3}the\s{1,3}moment|currently)\b.{0,60}?\b(?:so|please|keep|reply|answer|use|talk|write|give)\b", re.I)
-_SESSION_ZH = re.compile(r"这轮|这一轮|本轮|这次(?:对话|聊天|会话)|本次(?:对话|聊天|会话)|这个(?:对话|会话)里?|今天(?:的)?(?:聊天|对话)|今天先|只(?:限|在)?今天|就今天")
+_SESSION_ZH = re.compile(r"(?:这轮|这一轮|本轮)(?:对话|聊天|会话)|这次(?:对话|聊天|会话)|本次(?:对话|聊天|会话)|这个(?:对话|会话)里?|今天(?:的)?(?:聊天|对话)|今天先|只(?:限|在)?今天|就今天")
 _PASSING_ZH = re.compile(r"(?:我)?(?:现在|这会儿|正|正在)(?:在)?(?:开车|走路|开会|地铁上|路上|用手机|手机上|骑车|排队)")
 _TASK_EN = re.compile(r"\b(?:in|for|within|on)\s{1,3}this\s{1,3}(?:task|project|ticket)\b|\b(?:task|project)[-\s]{1,3}only\b", re.I)
 _TASK_ZH = re.compile(r"(?:这个|本|当前|这项)(?:任务|task|项目)(?:里|中|内|期间)?|任务内")
 
 
-def spoken_scope(text: str) -> str | None:
+def spoken_scope(text: str, *, states_facts: bool = False) -> str | None:
     """"session" or "task" when the message says it holds only there, else None (linear: each
-    pattern's repeats are bounded and it reads at most ``LIMIT`` characters)."""
+    pattern's repeats are bounded and it reads at most ``LIMIT`` characters). A passing state
+    ("right now", "currently") scopes nothing in a message that ``states_facts`` about the user:
+    "I currently live in Berlin, please use metric" is a lasting fact; "today only: I'm in the
+    Berlin office" says how long it holds."""
     head = text[:LIMIT]
     if _TASK_EN.search(head) or _TASK_ZH.search(head):
         return "task"
-    if _SESSION_EN.search(head) or _SESSION_ZH.search(head) or _PASSING_EN.search(head) or _PASSING_ZH.search(head):
+    if _SESSION_EN.search(head) or _SESSION_ZH.search(head):
+        return "session"
+    if not states_facts and (_PASSING_EN.search(head) or _PASSING_ZH.search(head)):
         return "session"
     return None
 

@@ -118,7 +118,11 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         reasons.append(f"read_by:{reading.engine}")
         if reading.note:
             reasons.append(reading.note)
-    scope = spoken_scope(content) if is_user and message.domain is None else None
+    # A scope needs the session or task that holds it (``scope.py``: a passing state never scopes
+    # a fact about the user).
+    scope = spoken_scope(content, states_facts=bool(claims)) if is_user and message.domain is None else None
+    if scope is not None and getattr(message, f"{scope}_id") is None:
+        scope = None
     if scope is not None:
         reasons.append(f"scoped_by_speech:{scope}")
     if claims:

@@ -43,10 +43,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .memo import text_cache
-from .segmenter import Clause, Meter, read_message
+from .segmenter import READ_LIMIT, Clause, Meter, read_message
 
 __all__ = ["Instruction", "find_instruction", "KINDS", "MAX_CHARS"]
 
@@ -175,14 +175,26 @@ def find_instruction(text: str, meter: Meter | None = None) -> Instruction | Non
     if meter is not None:
         normal = _normal(text)
         meter.chars += len(normal)
-        return _find(normal, meter, read_message(normal, meter))
+        return _find(normal, meter, _reading(normal, meter))
     return _find_once(text)
 
 
 @text_cache(maxsize=4096)
 def _find_once(text: str) -> Instruction | None:
     normal = _normal(text)
-    return _find(normal, Meter(), read_message(normal))  # the reading every rule shares (cached)
+    return _find(normal, Meter(), _reading(normal))  # the reading every rule shares (cached)
+
+
+def _reading(normal: str, meter: Meter | None = None) -> list[Clause]:
+    """The clauses of all ``MAX_CHARS`` read, in pieces of the segmenter's ``READ_LIMIT``: padding
+    in front does not hide an instruction (offsets and sentence numbers stay the message's)."""
+    clauses: list[Clause] = []
+    for piece, start in enumerate(range(0, len(normal), READ_LIMIT)):
+        part = normal[start:start + READ_LIMIT]
+        for clause in (read_message(part, meter) if meter is not None else read_message(part)):
+            clauses.append(replace(clause, start=clause.start + start, end=clause.end + start,
+                                   sentence=clause.sentence + piece * READ_LIMIT))
+    return clauses
 
 
 def _find(normal: str, meter: Meter, clauses: list[Clause]) -> Instruction | None:
