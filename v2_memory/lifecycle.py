@@ -38,6 +38,7 @@ class Lifecycle:
     uses the manager's lock, storage, track cache, governor and write log)."""
 
     _lock: threading.RLock
+    _revoked: list[tuple[str, str | None, int]]  # taken back inside a batch: forgotten after its commit
     storage: Storage
     store: VectorStore
     _tracks: TrackCache
@@ -74,6 +75,12 @@ class Lifecycle:
     def facts(self, user_id: str = DEFAULT_USER, *, status: str | None = None, tenant_id: str | None = None) -> list[Fact]:
         """The user's persona facts (pending, confirmed and superseded unless ``status`` says)."""
         return self.governor.facts(require_scope(user_id, tenant_id), status)
+
+    def _forget_revoked(self) -> None:
+        """Forget what the user took back by speech (``WriteResult.revoked``), once it committed."""
+        while self._revoked:
+            user_id, tenant_id, record_id = self._revoked.pop(0)
+            self.forget(user_id, record_id, tenant_id=tenant_id)
 
     def forget(self, user_id: str, record_id: int, *, tenant_id: str | None = None, scrub: bool = True) -> bool:
         """Remove one of the user's memories from every track (the summary is rebuilt without it).

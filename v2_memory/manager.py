@@ -46,7 +46,7 @@ from .tracks.cache import TrackCache
 from .tracks.summarizer import Summarizer, SummaryTrack
 from .tracks.window import RecentWindow
 from .lifecycle import Lifecycle
-from .validation import check_read, check_threshold, require_scope
+from .validation import check_options, check_read, check_threshold, require_scope
 
 __all__ = ["MemoryManager", "utc_now"]
 
@@ -80,15 +80,10 @@ class MemoryManager(Lifecycle, Description):
                  audit: AuditLog | bool = True, scorer: str | Scorer | None = None, adopt_store: bool = False,
                  embedder: Embedder | None = None, rebuild_vectors: bool = False, create: bool = True,
                  cache_users: int = DEFAULT_CACHE_USERS) -> None:
-        if store is not None and scorer is not None:
-            raise ValueError("pass scorer= to the store you plug in, not to the manager")
-        if not isinstance(create, bool):
-            raise TypeError(f"create must be True or False, got {create!r}")
+        check_options(store, scorer, create, rebuild_vectors, embedder)
         check_cache_size(cache_users)
         if store is None:
             check_store_path(store_path, create=create)
-        if rebuild_vectors and embedder is None:
-            raise ValueError("rebuild_vectors=True needs an embedder= to re-embed the records with")
         self.threshold = check_threshold(threshold, allow_none=False)
         self.window, self.summaries = RecentWindow(window_size), SummaryTrack(summarizer)
         self.clock: Clock = clock if clock is not None else utc_now
@@ -121,11 +116,6 @@ class MemoryManager(Lifecycle, Description):
             if not self._tracks.in_batch:
                 self._forget_revoked()
             return result
-
-    def _forget_revoked(self) -> None:
-        while self._revoked:
-            user_id, tenant_id, record_id = self._revoked.pop(0)
-            self.forget(user_id, record_id, tenant_id=tenant_id)
 
     def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""

@@ -10,7 +10,7 @@ import math
 from .text.sensitive import check_not_personal
 
 __all__ = ["require_text", "require_id", "require_scope", "check_top_k", "check_threshold", "check_record_id",
-           "check_query", "check_read", "check_json", "MAX_RECORD_ID", "MAX_JSON_DEPTH"]
+           "check_query", "check_read", "check_json", "check_options", "MAX_RECORD_ID", "MAX_JSON_DEPTH"]
 
 MAX_RECORD_ID = 2**63 - 1  # the largest id any backend stores (a signed 64-bit integer)
 MAX_JSON_DEPTH = 32  # how deep metadata may nest: deeper is a mistake (or an attack), not data
@@ -119,6 +119,16 @@ def require_valid_unicode(name: str, value: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ValueError(f"{name} is not valid Unicode text ({exc.reason} at {exc.start})") from exc
+
+
+def check_options(store: object, scorer: object, create: object, rebuild_vectors: object, embedder: object) -> None:
+    """The manager's options that only make sense together, checked before anything opens."""
+    if store is not None and scorer is not None:
+        raise ValueError("pass scorer= to the store you plug in, not to the manager")
+    if not isinstance(create, bool):
+        raise TypeError(f"create must be True or False, got {create!r}")
+    if rebuild_vectors and embedder is None:
+        raise ValueError("rebuild_vectors=True needs an embedder= to re-embed the records with")
 
 
 def check_read(query: object, top_k: object, *, session_id: object, task_id: object, domain: object,

@@ -12,8 +12,6 @@ and "my friend uses Windows" are remarks, not declarations. A negation is kept a
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
-
 from ..messages import Declaration, fact_phrase, render_fact
 from .facts import extract_claims
 
