@@ -13,13 +13,15 @@ message (``text.segmenter``) built from two parts:
                             pointer to the user's previous statement ("that last bit", "上一句",
                             "what I just said")
 
-Which memory it is, is decided by the history, not by the cue (``revocation_targets``): the
-sentences of the user's live statements that hold the thing's words (all of them: "forget what
-I told you about the loan" means every statement about the loan), or for a pointer the latest
-statement. Words that name nothing in the history take nothing back; a bare "forget it" or
-"never mind" is conversation, not a revocation. A question or a conditional revokes nothing
-("should I forget about the loan?"), nor does someone else's request ("my boss said to cancel
-the trip").
+Because a take-back can delete, how far it reaches depends on how clearly it says what it means
+(``Resolver.revoke`` applies it): a pointer means the user's turn just before; words naming what
+was *said* ("what I told you about the loan", ``said``) mean every statement holding the thing's
+words — both are forgotten; a withdrawn request, or a plain thing ("forget the Kindle idea") among
+the recent turns, is only superseded. *delete*, *cancel*, 删掉, 取消 count only with words pointing
+at what was said: "cancel my last order" is about the world. Words that name nothing take nothing
+back; a bare "forget it" or "never mind" is conversation, not a revocation. A question or a
+conditional revokes nothing ("should I forget about the loan?"), nor does someone else's request
+("my boss said to cancel the trip").
 
     >>> detect_revocation("forget what I told you about the loan").about
     'loan'
