@@ -199,3 +199,18 @@ def test_no_class_reaches_an_mcp_answer_raw(tmp_path, clock):
     dumped = json.dumps(answers, ensure_ascii=False)
     for raw in _raws():
         assert raw not in dumped and "".join(raw.split()) not in dumped, raw
+
+
+def test_a_url_password_is_redacted_up_to_its_at_sign():
+    from v2_memory.text.sensitive import find_sensitive, redact
+
+    text = "postgres://admin:S3cr3t!@db/x"
+    assert "!" not in redact(text, find_sensitive(text)) and "S3cr3t" not in redact(text, find_sensitive(text))
+
+
+@pytest.mark.parametrize("text", ["Mobile revenue was 1500000 last quarter.", "The routing table is 120000 routes.",
+                                  "账户余额是 123456 元", "信用卡额度是50000"])
+def test_a_label_that_names_another_thing_is_no_label(text):
+    from v2_memory.text.sensitive import find_sensitive
+
+    assert find_sensitive(text) == []

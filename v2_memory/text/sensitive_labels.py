@@ -56,9 +56,14 @@ _LINK = (r"(?:[^\S\n]{0,3}|[^\d\n.!?;。！？；]{0,30}?(?:\bis|\bwas|\bare|'s|
 # separators ("(415) 555-0172", "E12345678"); a space joins only digits, so "8793 btw" ends at 8793.
 _VALUE = (r"(?P<v>(?<![A-Za-z0-9])\(?\+?[A-Za-z]{0,3}\d"
           r"(?:[A-Za-z0-9]|\)? {1,2}\d|[.\-/)] ?\d|[.\-/][A-Za-z0-9]){3,60})(?![A-Za-z0-9])")
+# A label that modifies another noun is no label: "mobile revenue was 1500000", "routing table is
+# 120000 routes", "账户余额是123456", "信用卡额度是50000" name a revenue, a table, a balance, a limit.
+_NOT_COMPOUND_EN = (r"(?![^\S\n]{1,3}(?!(?:is|was|are|were|number|no|of|for|at|to|on|in|here|there|now|again|below|above|"
+                    r"please|pls|ends|starts|the|my|his|her|their|its|our|your)\b)[a-z]{3,30})")
+_NOT_COMPOUND_ZH = r"(?!余额|额度|金额|积分|数量|名称|类型|状态|费|套餐|里|上的|中的|流量|话费|信号|屏)"
 _PATTERNS = [
-    (kind, re.compile(r"(?i:\b(?:" + _EN_LABELS[kind] + r"))(?![A-Za-z])" + _LINK + _VALUE)) for kind in _EN_LABELS
-] + [(kind, re.compile(r"(?:" + _ZH_LABELS[kind] + r")" + _LINK + _VALUE)) for kind in _ZH_LABELS]
+    (kind, re.compile(r"(?i:\b(?:" + _EN_LABELS[kind] + r"))(?![A-Za-z])" + _NOT_COMPOUND_EN + _LINK + _VALUE)) for kind in _EN_LABELS
+] + [(kind, re.compile(r"(?:" + _ZH_LABELS[kind] + r")" + _NOT_COMPOUND_ZH + _LINK + _VALUE)) for kind in _ZH_LABELS]
 _DATE = re.compile(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}|(?:19|20)\d{2}(?:0[1-9]|1[0-2])\d{2}")
 
 

@@ -123,6 +123,8 @@ def credential_spans(view: str) -> list[tuple[int, int]]:
 
 
 def _trim(view: str, start: int, end: int) -> int:
+    if end < len(view) and view[end] in "@&#":
+        return end  # a URL password ends at its "@", a query value at "&": "S3cr3t!" is all secret
     while end > start and view[end - 1] in ".,;:!?)]}>'\"":  # "…pQ7r." — the dot is prose
         end -= 1
     return end
