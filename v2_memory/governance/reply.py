@@ -34,6 +34,7 @@ __all__ = ["reply_to", "asks"]
 _YES_EN = (r"yes|yeah|yep|yup|ya|sure|ok(?:ay)?|correct|right|exactly|perfect|great|absolutely|definitely|"
            r"sounds\s{1,3}(?:good|great|perfect)|that'?s\s{1,3}(?:right|correct|it|perfect)|that\s{1,3}works|deal|go\s{1,3}ahead|do\s{1,3}it|please\s{1,3}do")
 _YES_ZH = r"是的|对的|对|好的|好啊|好呀|好嘞|好|行|可以|嗯{1,4}|没错|正确|就是|就这个|就这么办|就这样|妥"
+LIMIT = 400  # a reply is short: its first characters say yes or no
 _ACCEPT = re.compile(rf"^(?:(?:{_YES_EN})\b|(?:{_YES_ZH}))", re.I)
 # A yes that vouches for what was said, not only for going ahead.
 _TRUE = re.compile(r"\b(?:correct|right|exactly|that'?s\s{1,3}(?:right|correct|it)|absolutely|indeed|yes|yep|yeah)\b|没错|正确|对|是的|就是", re.I)
@@ -91,5 +92,3 @@ def asks(text: str) -> bool:
 _OFFER = re.compile(r"\b(?:want\s{1,3}(?:it|me\s{1,3}to)|shall\s{1,3}i|should\s{1,3}i|would\s{1,3}you\s{1,3}like|do\s{1,3}you\s{1,3}want)\b"
                     r"|要不要|需要我|我帮你|好不好|可以吗", re.I)
 
-
-LIMIT = 400  # a reply is short: its first characters say yes or no

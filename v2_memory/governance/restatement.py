@@ -103,6 +103,8 @@ _CHANGED = re.compile(r"\b(?:now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1
 _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
 # "every day" against "on Fridays": a rule and its exception are two things.
 _EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends)\b|每天|每周|每个|天天|工作日", re.I)
+
+
 def _thing(text: str) -> frozenset[str]:
     return frozenset(t for t in terms_of(_CHANGED.sub(" ", text)) if t not in _EVENT_WORDS)
 

@@ -33,6 +33,7 @@ from typing import Any
 
 __all__ = ["spoken_scope", "task_bound"]
 
+LIMIT = 2000  # a scope is said near the words it scopes: the first characters of a message
 _SESSION_EN = re.compile(
     r"\b(?:(?:only|just)\s{1,3}(?:for|in|during)|for\s{1,3}the\s{1,3}rest\s{1,3}of|throughout|during)\s{1,3}(?:this|the|today'?s|our|tonight'?s)\s{1,3}"
     r"(?:chat|session|conversation|call|thread)\b|\b(?:for|in)\s{1,3}this\s{1,3}(?:chat|session|conversation)\b"
@@ -61,9 +62,6 @@ def spoken_scope(text: str, *, states_facts: bool = False) -> str | None:
     if not states_facts and (_PASSING_EN.search(head) or _PASSING_ZH.search(head)):
         return "session"
     return None
-
-
-LIMIT = 2000  # a scope is said near the words it scopes: the first characters of a message
 
 
 def task_bound(record: dict[str, Any]) -> bool:
