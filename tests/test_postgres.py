@@ -186,7 +186,10 @@ def test_an_add_and_a_read_take_few_round_trips(pg_schema, monkeypatch):
     # BEGIN (with the lock and the commit counter), the record's INSERT … RETURNING id, one read of
     # ledger rows, and the COMMIT carrying every queued write: 4 (one round trip per statement was 10).
     assert add <= 4, add
-    assert read <= 5, read  # BEGIN, the facts, the ledger rows (the window's and summary's with them), the summary's records, COMMIT
+    # A read takes no lock: its snapshot's BEGIN (with the meta table), the facts, the ledger rows
+    # (the window's and summary's with them), the summary's records, its end; then, the store
+    # being free, its bookkeeping: BEGIN with a lock that is never waited for, and the COMMIT.
+    assert read <= 7, read
 
 
 def test_an_add_inside_a_batch_takes_two_round_trips(pg_schema, monkeypatch):

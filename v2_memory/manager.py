@@ -120,7 +120,7 @@ class MemoryManager(Lifecycle, Description):
     def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
         self._check_read(query, user_id, top_k, **read_scope)
-        with self._lock, self.storage.transaction():
+        with self._lock, self.storage.reading():
             explanation = self.explain(query, user_id, top_k, **read_scope)
             self.governor.record_usage(explanation)
             self._log_read(explanation, user_id, read_scope, "retrieve", shown=[a.record_id for a in explanation.admitted])
@@ -136,7 +136,7 @@ class MemoryManager(Lifecycle, Description):
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
         scope = self._check_read(query, user_id, top_k, **read_scope)
-        with self._lock, self.storage.transaction():
+        with self._lock, self.storage.reading():
             read = self._reads.context(query, scope, top_k, self.threshold, **_read_args(read_scope))
             # The read log redacts each memory text once, however often the same memory comes back.
             self._log_read(read.explanation, user_id, read_scope, "build_context", read.items, shown=read.shown)

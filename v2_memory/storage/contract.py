@@ -37,6 +37,7 @@ from .vector_store import VectorStore, hooks_of
 from .database import StateDatabase, consistent_reads
 from .ledger import Ledger, scope_key
 from . import portable
+from .read_book import ReadBook
 from .track_tables import ScopeTracks, TrackTables
 from .vectors import VectorTable
 
@@ -100,6 +101,8 @@ class Storage:
         self.ledger = Ledger(db, ids_reused=not self.records_in_database)
         self.tracks = TrackTables(db)
         self.vectors = VectorTable(db)
+        self.book = ReadBook(db)  # reads' usage and events, written with the next write
+        self.ledger.defer = self.vectors.defer = self.book.defer
         db.ensure(_SCHEMA)
         db.check_version()
         if not db.read_only:
@@ -192,10 +195,13 @@ class Storage:
     @contextmanager
     def transaction(self) -> Iterator[Storage]:
         """One block of changes to every track: all committed together, or none."""
-        outer = not self.db.in_transaction
+        outer, began = not self.db.in_transaction, False  # began: a lock not taken undoes nothing
         appended, emptied = False, None
         try:
             with self.db.transaction():
+                began = True
+                if outer:
+                    self.book.write()  # what earlier reads recorded commits with this block
                 with self.hooks.batch() if outer else nullcontext():
                     yield self
                 appended = outer
@@ -205,9 +211,8 @@ class Storage:
         except BaseException:
             if appended:
                 self.hooks.undo_last_append()  # the records went to the file, but the COMMIT failed
-            if outer:
+            if outer and began:
                 self.hooks.rolled_back()  # a store that caches rows must forget those that were never committed
-            if outer:
                 self._done.clear()  # rolled back: none of it happened
                 self.tracks.rolled_back()
             raise
@@ -223,12 +228,20 @@ class Storage:
                      f"({exc}); they wait in the outbox and the next call or open appends them",
                      DelayedLogWarning, room="storage", stacklevel=3)
 
+    def reading(self) -> Any:
+        """A read block: one picture of the store, no write lock; the usage and audit event it
+        records wait for this process's next write (``read_book.py``)."""
+        return self.book.reading(self)
+
     # -- audit events ----------------------------------------------------------------------------
     def log(self, name: str, event: AuditEvent) -> None:
-        """Queue an event for the ``writes`` or ``reads`` log; it is appended once its block commits.
+        """Queue an event for the ``writes`` or ``reads`` log; it is appended once its block commits
+        (inside a read: once the read's bookkeeping is written).
 
         Logs that are tables of the state database take the event inside the transaction itself
         (no outbox: with several processes, one must never flush another's queued events)."""
+        if self.db.reading:
+            return self.book.defer(lambda: self.log(name, event))
         if getattr(self.audit, "db", None) is self.db:
             with self.transaction():
                 self.audit.append_events(name, [event])
@@ -282,6 +295,7 @@ class Storage:
         the records and logs are tables of the state database (SQLite), the removal happens right
         here, inside the same transaction: no other process ever sees it half done."""
         with self.transaction():
+            ReadBook.erased(self.db)  # no process writes back an earlier read's traces of it
             if op == "erase_user":
                 self.db.execute("DELETE FROM outbox WHERE user_id = ? AND tenant_id IS ?", (user_id, tenant_id))
             elif record_id is not None:  # a read that quoted the record may still wait here (a failed append)
@@ -426,6 +440,7 @@ class Storage:
         if self.closed:
             return
         try:
+            self.book.flush(self)
             if self._to_delete is not None and not self.db.read_only:
                 self.db.execute("DELETE FROM outbox WHERE seq <= ?", (self._to_delete,))
                 self._to_delete = None  # a clean close leaves an empty outbox: reopening reads no log

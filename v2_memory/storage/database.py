@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NoReturn, Sequence
 
 from ..diagnostics import warn
-from ..errors import StoreClosedError, StoreCorruptError, StoreError, UnsupportedFormatError
+from ..errors import StoreClosedError, StoreCorruptError, StoreError, StoreLockedError, UnsupportedFormatError
 from ..files import open_private_append
 
 __all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK", "ResidueWarning", "consistent_reads"]
@@ -56,6 +56,8 @@ class QueryHelpers:
     _lock: Any  # the connection's RLock
     _depth: int  # open transaction blocks; BEGIN and COMMIT happen at depth 0
     _failed: BaseException | None  # the error that doomed the open transaction
+    _reading: bool  # a read snapshot is open: nothing may be written until it ends
+    _meta_seen: dict[str, str] | None  # the meta table as the open snapshot sees it (``meta``)
     epoch: int  # moves at every write and every transaction's start and end (see Ledger.states)
 
     def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
@@ -86,6 +88,9 @@ class QueryHelpers:
         caught that error, the outermost block still rolls back and says so (``swallowed_failure``)."""
         with self._lock:
             if self._depth == 0:
+                if self._reading:
+                    raise StoreError("a write inside a read snapshot: a read's bookkeeping waits for the next "
+                                     "write (Storage.reading)", path=self.where)  # type: ignore[attr-defined]
                 self._begin()  # type: ignore[attr-defined]
                 self.epoch += 1
             self._depth += 1
@@ -108,12 +113,42 @@ class QueryHelpers:
                     if swallowed is not None:  # never report success for what was rolled back
                         raise swallowed_failure(swallowed, self.where) from swallowed  # type: ignore[attr-defined]
 
+    @contextmanager
+    def snapshot(self) -> Iterator[Any]:
+        """Reads inside see one picture of the store, however many statements they take, and take
+        no write lock: writers go on meanwhile (SQLite's WAL keeps the picture of the first read; a
+        server's ``REPEATABLE READ``). Nothing may be written inside; a snapshot inside a snapshot
+        is the same one."""
+        with self._lock:
+            if self._reading:
+                yield self
+                return
+            if self._depth:
+                raise StoreError("a snapshot cannot start inside a transaction", path=self.where)  # type: ignore[attr-defined]
+            self._meta_seen = self._begin_snapshot()  # type: ignore[attr-defined]
+            self._reading = True
+            self.epoch += 1  # a new picture: what was read before it may have changed
+            try:
+                yield self
+            finally:
+                self._reading, self._meta_seen = False, None
+                self.epoch += 1
+                self._end_snapshot()  # type: ignore[attr-defined]
+
+    @property
+    def reading(self) -> bool:
+        """Whether a read snapshot is open (``snapshot``)."""
+        return self._reading
+
     @property
     def lock(self) -> Any:
         """The connection's lock, held by a transaction from its start to its end."""
         return self._lock  # type: ignore[attr-defined]
 
     def meta(self, key: str) -> str | None:
+        """A value of the meta table (in a snapshot: as read once at its start)."""
+        if self._meta_seen is not None:
+            return self._meta_seen.get(key)
         row = self.fetchone("SELECT value FROM meta WHERE key = ?", (key,))  # type: ignore[attr-defined]
         return row[0] if row else None
 
@@ -152,6 +187,8 @@ class StateDatabase(QueryHelpers):
         self._lock = threading.RLock()
         self._depth = 0  # open transaction blocks; SQLite's BEGIN/COMMIT happen at depth 0
         self._failed: BaseException | None = None  # the error that doomed the open transaction
+        self._reading, self._meta_seen = False, None
+        self.wait_for_lock = True  # False: a transaction whose lock is held raises StoreLockedError at once
         self.epoch = 0  # moves at every write and every transaction's start and end (see Ledger.states)
         self.closed_reason: str | None = None  # why this database was closed, once it is
         try:
@@ -219,8 +256,17 @@ class StateDatabase(QueryHelpers):
         self._failed = None
 
     def _begin_immediate(self) -> None:
-        """``BEGIN IMMEDIATE``: take the write lock now (``_translate`` waits while another holds it)."""
-        self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))
+        """``BEGIN IMMEDIATE``: take the write lock now (``_translate`` waits while another holds it;
+        with ``wait_for_lock`` off, a held lock raises ``StoreLockedError`` at once)."""
+        if self.wait_for_lock:
+            self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))
+            return
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if _is_busy(exc):
+                raise StoreLockedError("another connection is writing", path=self._where) from None
+            self._raise(exc)
 
     def _finish(self) -> None:
         if self._failed is not None:
@@ -236,19 +282,18 @@ class StateDatabase(QueryHelpers):
     def in_transaction(self) -> bool:
         return self._depth > 0
 
-    @contextmanager
-    def snapshot(self) -> Iterator[StateDatabase]:
-        """Reads inside see one picture of the file, however many statements they take (a health
-        report while other processes write): a read transaction, which WAL keeps to the moment
-        of its first read. Nothing may be written inside."""
-        with self._lock:
-            if self._depth:
-                raise StoreError("a snapshot cannot start inside a transaction", path=self._where)
-            self._translate(lambda: self._db.execute("BEGIN DEFERRED"))
-            try:
-                yield self
-            finally:
-                self._db.rollback()
+    def _begin_snapshot(self) -> dict[str, str]:
+        """A read transaction, which WAL keeps to the moment of its first read (``snapshot``): the
+        meta table's, read at once."""
+        self._translate(lambda: self._db.execute("BEGIN DEFERRED"))
+        try:
+            return dict(self._translate(lambda: self._db.execute("SELECT key, value FROM meta").fetchall()))
+        except BaseException:
+            self._db.rollback()
+            raise
+
+    def _end_snapshot(self) -> None:
+        self._db.rollback()
 
     # -- statements ----------------------------------------------------------------------------
     def execute(self, sql: str, args: Sequence[Any] = ()) -> int:

@@ -14,8 +14,9 @@ A scope is one user under one tenant. Erasure deletes the scope's rows with
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..messages import Declaration, Fact, MemoryState
 from .database import StateDatabase
@@ -74,6 +75,9 @@ class Ledger:
         self._known: dict[int, MemoryState | None] = {}
         self._known_epoch: int | None = None
         self._wanted: list[int] = []
+        # Where a read's usage goes while its snapshot holds no write lock (``Storage`` sets it:
+        # ``read_book.py``); None writes at once.
+        self.defer: Callable[[Callable[[], None]], None] | None = None
         old = self.db.meta("version") if "meta" in self.db.tables() else None  # before check_version stamps it
         self.db.ensure(_SCHEMA)
         self.db.check_version("version", LEDGER_VERSION, "ledger")
@@ -110,14 +114,14 @@ class Ledger:
     def states(self, record_ids: Iterable[int]) -> dict[int, MemoryState]:
         """Governance state of each id; ids never registered are absent (treat as defaults).
 
-        Inside a transaction (which holds the store's write lock: no one else writes meanwhile),
-        rows already read are not read again until the transaction writes or ends, and the ids
+        Inside a transaction (which holds the store's write lock: no one else writes meanwhile)
+        or a read snapshot (one picture of the store), rows already read are not read again until the transaction writes or ends, and the ids
         ``want`` named come with the first query: a read that judges its candidates, then its
         summary, then its window asks once, not three times (three round trips on a server)."""
         ids = list(dict.fromkeys(record_ids))
         # subtle: the lock, so another thread waits for the transaction (and never sees its rows) as before.
         with self.db.lock:
-            if not self.db.in_transaction:
+            if not (self.db.in_transaction or self.db.reading):
                 return self._read_states(ids)
             known = self._current()
             missing = [rid for rid in ids if rid not in known]
@@ -131,7 +135,7 @@ class Ledger:
     def want(self, record_ids: Iterable[int]) -> None:
         """Ids this transaction will ask ``states`` about soon: they ride along with its next query."""
         with self.db.lock:
-            if self.db.in_transaction:
+            if self.db.in_transaction or self.db.reading:
                 self._current()
                 self._wanted += record_ids
 
@@ -162,7 +166,11 @@ class Ledger:
 
     def record_usage(self, admitted: Iterable[int], missed: Iterable[int], *, hit: float, miss: float,
                      streak: int) -> None:
-        """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row."""
+        """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row.
+        Inside a read snapshot it waits for the next write (``defer``)."""
+        if self.db.reading and self.defer is not None:
+            self.defer(partial(self.record_usage, list(admitted), list(missed), hit=hit, miss=miss, streak=streak))
+            return
         with self.db.transaction():
             self.db.write_in("UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id IN ({marks})",
                              admitted, hit)
@@ -302,7 +310,11 @@ class Ledger:
                              (status, scope, key, value))
 
     def reinforce(self, record_ids: Iterable[int], factor: float, cap: float = 1.0) -> None:
-        """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``."""
+        """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``
+        (inside a read snapshot: at the next write, as ``record_usage``)."""
+        if self.db.reading and self.defer is not None:
+            self.defer(partial(self.reinforce, list(record_ids), factor, cap))
+            return
         self.db.write_in("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
                          "miss_streak = 0 WHERE record_id IN ({marks})",  # min(usage × factor, cap), in any SQL
                          record_ids, factor, cap, factor, cap)

@@ -29,7 +29,8 @@ from functools import lru_cache
 from contextlib import contextmanager
 from typing import Any, Iterable, Iterator, Sequence
 
-from ..errors import StoreClosedError, StoreCorruptError, StoreError, StorePathError, UnstorableTextError, install_hint
+from ..errors import (StoreClosedError, StoreCorruptError, StoreError, StoreLockedError, StorePathError,
+                      UnstorableTextError, install_hint)
 from .database import QueryHelpers
 from .urls import URL_SCHEMES, check_userinfo, mask_url, url_secrets
 
@@ -85,6 +86,8 @@ class PostgresDatabase(QueryHelpers):
         self._lock = threading.RLock()
         self._depth = 0
         self._failed: BaseException | None = None  # the error that doomed the open transaction
+        self._reading, self._meta_seen = False, None
+        self.wait_for_lock = True  # False: a transaction whose lock is held raises StoreLockedError at once
         self._has_meta = False
         self._own_commits = 0  # commits this connection made: data_version leaves them out
         self._commits_at_begin: int | None = None  # the commit counter, as the open transaction began
@@ -139,18 +142,19 @@ class PostgresDatabase(QueryHelpers):
             self._run(lambda: self._db.execute(script))
 
     # -- transactions (``QueryHelpers.transaction``, over ``_begin`` and ``_finish`` here) ------------
-    @contextmanager
-    def snapshot(self) -> Iterator[PostgresDatabase]:
-        """Reads inside see one picture of the store, however many statements they take (a
-        migration's export while other clients keep writing): ``REPEATABLE READ``, read only."""
-        with self._lock:
-            if self._depth:
-                raise StoreError("a snapshot cannot start inside a transaction", path=self.where)
-            self._run(lambda: self._db.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"))
-            try:
-                yield self
-            finally:
-                self._run(lambda: self._db.execute("ROLLBACK"))
+    def _begin_snapshot(self) -> dict[str, str] | None:
+        """``REPEATABLE READ``, read only, and no advisory lock: readers never wait for writers.
+        The meta table comes with it (its commit counter is what ``data_version`` asks)."""
+        begin = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY"
+        if not self._has_meta:
+            self._run(lambda: self._db.execute(begin))
+            return None
+        cursor = self._run(lambda: self._db.execute(f"{begin}; SELECT key, value FROM meta"))
+        cursor.nextset()
+        return dict(cursor.fetchall())
+
+    def _end_snapshot(self) -> None:
+        self._run(lambda: self._db.execute("ROLLBACK"))
 
     def _begin(self) -> None:
         if self.read_only:
@@ -159,22 +163,25 @@ class PostgresDatabase(QueryHelpers):
             # The store's write lock, held to COMMIT: writers take turns, as with BEGIN IMMEDIATE.
             # (Two integers of ours, not input: one round trip instead of two.) Holding it, no one
             # else commits until we do: the commit counter read now stays true to our COMMIT.
-            begin = f"BEGIN; SELECT pg_advisory_xact_lock({_LOCK_CLASS}, {int(self._key)})"
+            take = "pg_advisory_xact_lock" if self.wait_for_lock else "pg_try_advisory_xact_lock"
+            begin = f"BEGIN; SELECT {take}({_LOCK_CLASS}, {int(self._key)})"
+            if self._has_meta:  # the meta table, read once the lock is held (``meta``)
+                begin += "; SELECT key, value FROM meta"
+            cursor = self._run(lambda: self._db.execute(begin))
+            cursor.nextset()  # past BEGIN: the lock's answer (True when taken; the waiting kind says NULL)
+            if cursor.fetchone()[0] is False:
+                raise StoreLockedError("another client is writing", path=self.where)
             if self._has_meta:
-                cursor = self._run(lambda: self._db.execute(f"{begin}; SELECT value FROM meta WHERE key = '{_COMMITS}'"))
-                while cursor.nextset():  # the last statement's rows
-                    pass
-                row = cursor.fetchone()
-                self._commits_at_begin = int(row[0]) if row else 0
-            else:
-                self._run(lambda: self._db.execute(begin))
+                cursor.nextset()
+                self._meta_seen = dict(cursor.fetchall())
+                self._commits_at_begin = int(self._meta_seen.get(_COMMITS) or 0)
         except BaseException:
             self._rollback()
             raise
         self._failed = None
 
     def _finish(self) -> None:
-        self._commits_at_begin = None
+        self._commits_at_begin, self._meta_seen = None, None
         if self._failed is not None:
             self._rollback()
             return
@@ -211,6 +218,7 @@ class PostgresDatabase(QueryHelpers):
 
     def _rollback(self) -> None:
         self._pending.clear()
+        self._commits_at_begin, self._meta_seen = None, None
         try:
             self._db.execute("ROLLBACK")
         except self._psycopg.Error:
@@ -295,6 +303,8 @@ class PostgresDatabase(QueryHelpers):
     def set_meta(self, key: str, value: str) -> None:
         self.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                      (key, value))
+        if self._meta_seen is not None:  # a write transaction's picture of meta: the lock holder's own change
+            self._meta_seen[key] = value
 
     def data_version(self) -> int:
         """Commits made by *other* connections to this store, so far (ours do not move it)."""

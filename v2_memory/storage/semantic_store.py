@@ -24,6 +24,7 @@ given model and records its signature, in one transaction.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Any, Iterable
 
 from ..lru import DEFAULT_CACHE_USERS, LruCache
@@ -33,7 +34,7 @@ from ..retrieval.hybrid import Fusion, fuse
 from ..retrieval.semantic import SemanticIndex
 from .vector_store import StoreHooks, check_search, hooks_of, new_record
 from .ledger import scope_key
-from .vectors import VectorTable
+from .vectors import VectorTable, pack, unpack
 
 __all__ = ["SemanticStore", "REBUILD_HINT", "open_semantic"]
 
@@ -121,11 +122,15 @@ class SemanticStore(StoreHooks):
             self.vectors.put(record["record_id"], scope_key(user_id, tenant_id), vector)
         return record
 
-    def _store_vectors(self, records: list[dict[str, Any]]) -> None:
+    def _store_vectors(self, records: list[dict[str, Any]]) -> dict[int, list[float]]:
+        """Embed and store the records' vectors; return them by record id."""
+        made: dict[int, list[float]] = {}
         for start in range(0, len(records), _BATCH):
             part = records[start:start + _BATCH]
             for record, vector in zip(part, embed(self.embedder, [r["content"] for r in part])):
                 self.vectors.put(record["record_id"], scope_key(record["user_id"], record.get("tenant_id")), vector)
+                made[record["record_id"]] = unpack(pack(vector), len(vector))  # as it reads back
+        return made
 
     # -- read --------------------------------------------------------------------------------------
     def search(self, query: str, user_id: str = "default", top_k: int = 3, threshold: float | None = None, *,
@@ -182,13 +187,14 @@ class SemanticStore(StoreHooks):
         records = self.store.records(scope[1], tenant_id=scope[0])
         stored = dict(self.vectors.load(key, self.embedder.dimension))
         missing = [r for r in records if r["record_id"] not in stored]
+        reading = self.vectors.db.reading  # a read's snapshot: the new vectors are stored with the next write
         if missing:
-            with self.vectors.db.transaction():
-                self._store_vectors(missing)
-            stored = dict(self.vectors.load(key, self.embedder.dimension))
+            with nullcontext() if reading else self.vectors.db.transaction():
+                stored.update(self._store_vectors(missing))
         index = SemanticIndex(self.embedder)
         index.add_vectors(sorted(stored.items()))
-        self._indexes[scope] = (self.vectors.stamp(key), index)
+        if not (missing and reading):  # cached once every vector is stored
+            self._indexes[scope] = (self.vectors.stamp(key), index)
         return index
 
     # -- the rest of the contract: the wrapped store's ----------------------------------------------

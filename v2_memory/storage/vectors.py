@@ -61,6 +61,9 @@ class VectorTable:
 
     def __init__(self, db: Any) -> None:
         self.db = db
+        # Where a read's backfilled vectors go while its snapshot holds no write lock (``Storage``
+        # sets it: ``read_book.py``); None writes at once.
+        self.defer: Any = None
         db.ensure(_SCHEMA)
 
     # -- the embedder's signature ----------------------------------------------------------------
@@ -73,7 +76,11 @@ class VectorTable:
 
     # -- rows ------------------------------------------------------------------------------------
     def put(self, record_id: int, scope: str, vector: Sequence[float]) -> None:
-        """Store (or replace: an id reused after a power cut was another record's) one vector."""
+        """Store (or replace: an id reused after a power cut was another record's) one vector;
+        inside a read snapshot, with the next write."""
+        if self.db.reading and self.defer is not None:
+            self.defer(lambda: self.put(record_id, scope, vector))
+            return
         self.db.execute("INSERT INTO vectors (record_id, scope, vector) VALUES (?, ?, ?) ON CONFLICT (record_id) "
                         "DO UPDATE SET scope = excluded.scope, vector = excluded.vector",
                         (record_id, scope, pack(vector)))

@@ -1,0 +1,139 @@
+"""Read bookkeeping: what a read records, kept by this process and written with its next write.
+
+A read (``build_context``, ``retrieve``) changes nothing the agent sees, but it leaves two traces:
+the usage of the memories it judged (reinforcement and misses, ``governance/decay.py``) and its
+event in the ``reads`` audit log. Written at once, every read would take the store's write lock,
+and readers in many processes would queue behind one another and behind every writer. So a read
+runs in a snapshot that takes no lock (``Storage.reading``). When it ends, its traces are written
+at once if the write lock is free (alone on a store, nothing changes); if another connection
+holds it, the read does not wait: its traces wait here until
+
+- this process's next write transaction, which commits them with its own changes, or
+- a later read finds the lock free, or ``MAX_READS`` reads or ``MAX_AGE`` seconds have gathered
+  (then that read waits for the lock and writes them all), or
+- the store is closed.
+
+    >>> book = ReadBook(StateDatabase(None))
+    >>> book.begin_read(); book.defer(lambda: print("usage written"))
+    >>> book.pending
+    1
+    >>> book.write()                      # inside a write transaction
+    usage written
+
+What this costs: a ``kill -9`` loses at most the last ``MAX_READS`` reads' bookkeeping (or one
+``MAX_AGE`` of it), never a write; a write transaction that fails takes the bookkeeping it
+carried with it. And nothing erased comes back: every erasure or forget, in any process, counts
+itself in the ``erasures`` meta key (``erased``), and a batch of bookkeeping begun under another
+count is dropped, not written.
+"""
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator
+
+from ..diagnostics import warn
+from ..errors import StoreError, StoreLockedError
+from .database import StateDatabase
+
+__all__ = ["ReadBook", "MAX_READS", "MAX_AGE"]
+
+MAX_READS = 64  # reads whose bookkeeping one write takes at most
+MAX_AGE = 1.0  # seconds a read's bookkeeping waits at most (checked when the next read ends)
+_ERASURES = "erasures"  # meta key: erasures and forgets so far, in every process
+
+
+class ReadBook:
+    """The reads of this process whose usage and audit events are not written yet."""
+
+    def __init__(self, db: StateDatabase | Any, *, max_reads: int = MAX_READS, max_age: float = MAX_AGE,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.db, self.max_reads, self.max_age, self.clock = db, max_reads, max_age, clock
+        self._writes: list[Callable[[], None]] = []
+        self._reads = 0
+        self._since: float | None = None  # when the oldest waiting read began
+        self._erasures: str | None = None  # the erasure count the oldest waiting read saw
+
+    @contextmanager
+    def reading(self, storage: Any) -> Iterator[Any]:
+        """``storage``'s read block (``Storage.reading``): a snapshot, then a write of what waits
+        when it is due. Inside a transaction the read joins it and writes at once, as does a read
+        on a read-only store (whose transaction says it cannot write)."""
+        db = storage.db
+        if db.in_transaction or db.reading or db.read_only:
+            with storage.transaction() if not db.reading else db.snapshot():
+                yield storage
+            return
+        with db.snapshot():
+            self.begin_read()
+            yield storage
+        if self._writes and not self._write_if_free(storage) and self.due():
+            self.flush(storage)
+
+    def _write_if_free(self, storage: Any) -> bool:
+        """Write what waits now if no one holds the write lock (alone on a store, every read's
+        traces are written at once, as if it had written them itself); never wait for it."""
+        with storage.db.lock:
+            storage.db.wait_for_lock = False
+            try:
+                with storage.transaction():  # which begins with ``write``
+                    pass
+            except StoreLockedError:
+                return False
+            finally:
+                storage.db.wait_for_lock = True
+        return True
+
+    def flush(self, storage: Any) -> None:
+        """Write what waits in a transaction of its own; if that fails, say so and drop it (a
+        read never fails for its bookkeeping, and nothing waits without bound)."""
+        if not self._writes or storage.db.read_only:
+            self.drop()
+            return
+        try:
+            with storage.transaction():  # which begins with ``write``
+                pass
+        except StoreError as exc:
+            self.drop()
+            warn(f"the usage and read events of recent reads were not written ({exc})", room="storage")
+
+    @property
+    def pending(self) -> int:
+        """Writes waiting (each read defers one or a few)."""
+        return len(self._writes)
+
+    def begin_read(self) -> None:
+        """Inside a read's snapshot: the first read of a batch remembers the erasure count it sees."""
+        if self._since is None:
+            self._erasures = self.db.meta(_ERASURES)
+            self._since = self.clock()
+        self._reads += 1
+
+    def defer(self, write: Callable[[], None]) -> None:
+        """Keep ``write`` (a ledger update, an audit event) for the next write transaction."""
+        self._writes.append(write)
+
+    def due(self) -> bool:
+        """Whether enough reads, or enough time, gathered for a write of their own."""
+        return self._since is not None and (self._reads >= self.max_reads
+                                            or self.clock() - self._since >= self.max_age)
+
+    def write(self) -> None:
+        """Inside a write transaction: carry out what waits, unless something was erased since
+        the first waiting read (then drop it all: it may quote or count what is gone)."""
+        writes, erasures = self._writes, self._erasures
+        self._writes, self._reads, self._since, self._erasures = [], 0, None, None
+        if writes and self.db.meta(_ERASURES) == erasures:
+            for write in writes:
+                write()
+
+    def drop(self) -> int:
+        """Forget what waits (a store closing after its last write failed); return how much."""
+        dropped = len(self._writes)
+        self._writes, self._reads, self._since, self._erasures = [], 0, None, None
+        return dropped
+
+    @staticmethod
+    def erased(db: StateDatabase | Any) -> None:
+        """Inside an erasing transaction: count it, so no process writes back an older read's traces."""
+        db.set_meta(_ERASURES, str(int(db.meta(_ERASURES) or 0) + 1))
