@@ -1,0 +1,166 @@
+"""Reads do not take the write lock: a read answers while another connection writes, and what it
+records (usage, its audit event) waits for this process's next write (``storage/read_book.py``).
+
+Each test holds the store's write lock from outside — a raw SQLite ``BEGIN IMMEDIATE``, or the
+PostgreSQL advisory lock every writer takes — and reads meanwhile. Waiting for the lock would
+take ``BUSY_SECONDS`` and then fail; here it is one second, so a read that still waited fails fast.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from v2_memory import MemoryManager, Message
+from v2_memory.errors import StoreError
+from v2_memory.storage import database
+from v2_memory.storage.read_book import ReadBook
+
+
+@pytest.fixture(autouse=True)
+def short_busy_wait(monkeypatch):
+    monkeypatch.setattr(database, "BUSY_SECONDS", 1.0)
+
+
+def _held(path):
+    """Another connection holding the file's write lock (until its ``rollback()``)."""
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    return other
+
+
+def _events(memory, user):
+    return [e for e in memory.audit.reads() if e.user_id == user]
+
+
+def _usage(memory, record_id):
+    return memory.storage.ledger.states([record_id])[record_id].usage
+
+
+def test_a_read_answers_while_another_connection_holds_the_write_lock(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "My cat Miso is afraid of the vacuum cleaner", "ann"))
+        lock = _held(path)
+        try:
+            context = memory.build_context("what is Miso afraid of", "ann")
+            hits = memory.retrieve("what is Miso afraid of", "ann")
+        finally:
+            lock.rollback()
+        assert "vacuum" in context and hits and "vacuum" in hits[0].record["content"]
+        assert memory.storage.book.pending > 0  # its traces wait: nothing was written under the held lock
+
+
+def test_what_a_read_recorded_is_written_with_the_next_write(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        kept = memory.add(Message("user", "The boiler service is every October", "ann")).record_id
+        memory.storage.ledger.db.execute("UPDATE memories SET usage = 0.5 WHERE record_id = ?", (kept,))
+        before = len(_events(memory, "ann"))
+        lock = _held(path)
+        try:
+            assert memory.retrieve("when is the boiler service", "ann")[0].record["record_id"] == kept
+        finally:
+            lock.rollback()
+        assert len(_events(memory, "ann")) == before and _usage(memory, kept) == 0.5
+        memory.add(Message("user", "Another note about the garden", "bob"))
+        assert len(_events(memory, "ann")) == before + 1
+        assert _usage(memory, kept) == 0.5 * 1.25  # what it returned is reinforced, once
+
+
+def test_alone_on_a_store_every_read_is_recorded_at_once(tmp_path):
+    with MemoryManager(store_path=tmp_path / "memory.sqlite3") as memory:
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        for n in range(3):
+            memory.build_context("boiler service", "ann")
+            assert len(_events(memory, "ann")) == n + 1
+        assert memory.storage.book.pending == 0
+
+
+def test_closing_writes_what_reads_recorded(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        lock = _held(path)
+        try:
+            memory.build_context("boiler service", "ann")
+        finally:
+            lock.rollback()
+    with MemoryManager(store_path=path) as again:
+        assert len(_events(again, "ann")) == 1
+
+
+def test_a_read_that_finds_enough_waiting_writes_them_all(tmp_path, monkeypatch):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        memory.storage.book.max_reads = 3
+        lock = _held(path)
+        try:
+            memory.build_context("boiler service", "ann")
+            memory.build_context("boiler service", "ann")
+        finally:
+            lock.rollback()
+        assert _events(memory, "ann") == []
+        memory.build_context("boiler service", "ann")  # the lock is free: all three go now
+        assert len(_events(memory, "ann")) == 3 and memory.storage.book.pending == 0
+
+
+def test_an_erasure_elsewhere_drops_what_waited_and_nothing_comes_back(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as reader, MemoryManager(store_path=path) as eraser:
+        eraser.add(Message("user", "My passport number is kept in the blue folder", "ann"))
+        lock = _held(path)
+        try:
+            reader.build_context("where is my passport number kept", "ann")
+        finally:
+            lock.rollback()
+        assert reader.storage.book.pending > 0
+        eraser.erase_user("ann")
+        reader.add(Message("user", "A note of someone else", "bob"))  # the next write: ann's read is dropped
+        assert _events(reader, "ann") == [] and reader.storage.book.pending == 0
+    assert b"blue folder" not in path.read_bytes() and b"passport" not in path.read_bytes()
+
+
+def test_nothing_may_be_written_inside_a_read_snapshot(tmp_path):
+    with MemoryManager(store_path=tmp_path / "memory.sqlite3") as memory:
+        db = memory.storage.db
+        with db.snapshot():
+            with pytest.raises(StoreError, match="read snapshot"):
+                db.set_meta("x", "1")
+        assert db.meta("x") is None
+
+
+def test_the_book_drops_a_batch_begun_before_an_erasure():
+    db = database.StateDatabase(None)
+    book, written = ReadBook(db), []
+    book.begin_read()
+    book.defer(lambda: written.append("usage"))
+    with db.transaction():
+        ReadBook.erased(db)
+    with db.transaction():
+        book.write()
+    assert written == [] and book.pending == 0
+    book.begin_read()
+    book.defer(lambda: written.append("usage"))
+    with db.transaction():
+        book.write()
+    assert written == ["usage"]
+
+
+@pytest.mark.server
+def test_a_postgres_read_answers_while_a_writer_holds_the_store_lock(pg_schema):
+    import psycopg
+
+    from v2_memory.storage.postgres import _LOCK_CLASS
+
+    with MemoryManager(store_path=pg_schema.url) as memory:
+        memory.add(Message("user", "My cat Miso is afraid of the vacuum cleaner", "ann"))
+        key = memory.storage.db._key
+        with psycopg.connect(pg_schema.url, autocommit=True) as other:
+            other.execute("SELECT pg_advisory_lock(%s, %s)", (_LOCK_CLASS, key))  # what every writer waits for
+            context = memory.build_context("what is Miso afraid of", "ann")
+            assert "vacuum" in context and memory.storage.book.pending > 0
+            other.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, key))
+        memory.add(Message("user", "Another note", "bob"))
+        assert len(_events(memory, "ann")) == 1 and memory.storage.book.pending == 0
