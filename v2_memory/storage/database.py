@@ -286,6 +286,7 @@ class StateDatabase(QueryHelpers):
         """A read transaction, which WAL keeps to the moment of its first read (``snapshot``): the
         meta table's, read at once."""
         self._translate(lambda: self._db.execute("BEGIN DEFERRED"))
+        self._version_seen: int | None = None  # data_version, asked once per snapshot
         try:
             return dict(self._translate(lambda: self._db.execute("SELECT key, value FROM meta").fetchall()))
         except BaseException:
@@ -357,8 +358,13 @@ class StateDatabase(QueryHelpers):
                      (key, value))
 
     def data_version(self) -> int:
-        """SQLite's counter of commits made by *other* connections (ours do not move it)."""
-        return self.fetchone("PRAGMA data_version")[0]
+        """SQLite's counter of commits made by *other* connections (ours do not move it); one
+        snapshot sees one picture, so it is asked once per snapshot."""
+        if not self._reading:
+            return self.fetchone("PRAGMA data_version")[0]
+        if self._version_seen is None:
+            self._version_seen = self.fetchone("PRAGMA data_version")[0]
+        return self._version_seen
 
     def tables(self) -> set[str]:
         return {row[0] for row in self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table'")}
