@@ -42,7 +42,7 @@ def test_a_long_history_read_judges_only_the_records_its_summary_shows(monkeypat
         for n in range(5):  # a chat: the summary changes with every turn
             context = memory.build_context("记录", "ann")
             assert f"summary: {memory.summaries.get((None, 'ann')).text}" in context
-            memory.add(Message("user", f"今天又跑步了 记录x{n}", "ann"))
+            memory.add(Message("user", f"又去跑步 记录x{n}", "ann"))
         assert sizes and max(sizes) < 64  # the snippets shown (a few dozen at most), never the covered history
 
 

@@ -118,7 +118,9 @@ _EN_RULES: list[tuple[str, str, int, bool]] = [
     (r"(?:my\s+)?name\s+is\s+(?P<v>\S.{0,20})|call\s+me\s+(?P<w>\S.{0,20})|(?:my\s+)?name'?s\s+(?P<x>\S.{0,20})", "name", +1, False),
     (rf"(?:don'?t|do\s+not|no\s+longer)\s+live\s+in\s+{_EN_V}", "location", -1, True),
     (rf"(?:no\s+longer|don'?t|do\s+not)\s+work\s+(?:at|for)\s+{_EN_V}", "employer", -1, True),
-    (rf"(?:left|quit)\s+(?:my\s+job\s+at\s+)?(?P<v>[A-Z][\w&.-]{{0,30}})", "employer", -1, True),
+    # A named employer starts with a capital even where the rules ignore case ("left my AirPods in
+    # an Uber" leaves no employer; "quit Deloitte" does).
+    (rf"(?:left|quit)\s+(?:my\s+job\s+at\s+)?(?P<v>(?-i:[A-Z])[\w&.-]{{0,30}})", "employer", -1, True),
     # Retractions: something the user had or did is over ("cancelled Planet Fitness", "I quit keto").
     (rf"(?:cancel+ed|quit|gave\s+up(?:\s+on)?|stopped|cut\s+out|sold|moved\s+out\s+of|got\s+rid\s+of|ditched|dropped\s+out\s+of)\s+"
      rf"(?!at\b|by\b|in\b|to\b|for\b|on\b|it\b|that\b)(?:my\s+|our\s+|the\s+)?(?P<v>[^\s,.;!?][^,.;!?]{{0,30}})", "retract", -1, True),

@@ -11,7 +11,10 @@ changes (a correction, a session end, a task finish).
 A read judges the latest ``SUMMARY_HORIZON`` (256) covered memories, so its cost does not grow
 with the user's whole history; the extractive summary only ever shows the last few anyway.
 
-Relevance plays no part here: the summary is the user's running story, not a search result.
+Relevance plays no part here: the summary is the user's running story, not a search result. A
+one-off happening of the recent past told in passing ("saw a heron this morning", "昨晚把游戏通关了",
+``text/happenings.py``) is not part of that story: the summary leaves it out (reason ``happening``),
+unless it corrected an earlier memory. Long-term memory keeps it, found by relevance like any other.
 Messages kept out of the long-term store (filler, code-only text) never had a record to judge;
 they stay in the window only.
 """
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState
+from ..text.happenings import is_happening
 from .admission import ReadContext, boundary_reasons, notes_of
 from .scope import task_bound
 
@@ -46,6 +50,7 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
                   scope: Scope, read: ReadContext, default_state: Callable[[dict[str, Any]], MemoryState]) -> list[SummaryEntry]:
     """A verdict for each covered id, oldest first (``records`` and ``states`` by id, fetched in bulk)."""
     entries = []
+    corrections = {state.superseded_by for state in states.values()}  # what corrected an earlier memory
     for record_id in covers:
         record = records.get(record_id) if record_id is not None else None
         if record_id is None:
@@ -61,5 +66,7 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
             if (task_bound(record) and read.task_state(record.get("task_id") or "")[0] == "finished"
                     and (record.get("domain") == "task" or record.get("task_id") != read.task_id)):
                 reasons += ("task_finished",)  # kept in history, no longer part of the running story
+            if record_id not in corrections and record.get("role") == "user" and is_happening(record["content"]):
+                reasons += ("happening",)
             entries.append(SummaryEntry(record_id, not reasons, reasons, notes_of(state)))
     return entries

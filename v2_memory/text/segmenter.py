@@ -63,7 +63,7 @@ _QUESTION_ZH = re.compile(r"[吗嘛呢么]\s*$|来着|是不是|是否|有没有
 _QUESTION_EN = re.compile(
     r"^(?:do|does|did|is|are|was|were|am|can|could|will|would|should|shall|have|has|had|may|might|"
     r"didn'?t|don'?t\s+you|doesn'?t|isn'?t|aren'?t|wasn'?t|weren'?t|won'?t|wouldn'?t|shouldn'?t|can'?t|couldn'?t|haven'?t|hasn'?t|"
-    r"what|when|where|which|who|whom|whose|why|how)\b"
+    r"what(?!\s+an?\b)|when|where|which|who|whom|whose|why|how)\b"  # "what a day" exclaims, it does not ask
     r"|\b(?:right|correct|isn'?t\s+it|didn'?t\s+i|wasn'?t\s+it|or\s+not|or\s+was\s+it)\s*$|\bi\s+wonder\b|\bnot\s+sure\s+(?:if|whether)\b"
     r"|\bwhether\b|\bremind\s+me\s+(?:what|when|where|which|who|if)\b",
     re.I,
