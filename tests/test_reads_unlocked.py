@@ -164,3 +164,18 @@ def test_a_postgres_read_answers_while_a_writer_holds_the_store_lock(pg_schema):
             other.execute("SELECT pg_advisory_unlock(%s, %s)", (_LOCK_CLASS, key))
         memory.add(Message("user", "Another note", "bob"))
         assert len(_events(memory, "ann")) == 1 and memory.storage.book.pending == 0
+
+
+def test_a_user_another_process_keeps_writing_is_read_by_its_new_rows(tmp_path, monkeypatch):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as reader, MemoryManager(store_path=path) as writer:
+        for n in range(5):
+            writer.add(Message("user", f"training log {n}: ran {n + 3} km", "ann"))
+        assert len(reader.retrieve("training log ran km", "ann", top_k=10)) == 5
+        store = reader.storage.records
+        monkeypatch.setattr(store, "records", lambda *a, **k: pytest.fail("read the whole user again"))
+        writer.add(Message("user", "training log 5: ran 12 km in the hills", "ann"))
+        assert "hills" in reader.build_context("training log hills", "ann")
+        writer.forget("ann", writer.retrieve("training log 0", "ann")[0].record["record_id"])
+        monkeypatch.undo()  # a delete: the user's rows are read again
+        assert "training log 0" not in reader.build_context("training log ran km", "ann", top_k=10)

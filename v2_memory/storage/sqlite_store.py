@@ -201,7 +201,9 @@ class SqliteVectorStore(StoreHooks):
         """The user's records and index, rebuilt only when that user's rows changed.
 
         Our own adds and deletes keep the cached partition current; another connection's commit
-        moves the database's ``data_version``, and only then are the user's rows counted again."""
+        moves the database's ``data_version``, and only then are the user's rows counted again.
+        Rows another process added are appended (a read of a user someone keeps writing costs the
+        new rows, not the user's history); a delete reads the user's rows again."""
         version = self.db.data_version()
         cached = self._cache.get(scope)
         if cached is not None and cached[2] == version:
@@ -212,6 +214,15 @@ class SqliteVectorStore(StoreHooks):
         if cached is not None and cached[0] == stamp:
             self._cache[scope] = (stamp, cached[1], version)
             return cached[1]
+        if cached is not None and stamp[1] > cached[0][1]:  # ids only grow: read just the new rows
+            (count, last), partition, _ = cached
+            rows = self.db.fetchall(f"SELECT {_COLUMNS} FROM records WHERE scope = ? AND record_id > ? ORDER BY record_id",
+                                    (key, last))
+            if count + len(rows) == stamp[0]:  # nothing of the cached rows was deleted meanwhile
+                for row in rows:
+                    partition.append(_record(row))
+                self._cache[scope] = (stamp, partition, version)
+                return partition
         partition = _Partition()
         for record in self.records(scope[1], tenant_id=scope[0]):
             partition.append(record)
