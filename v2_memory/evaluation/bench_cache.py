@@ -1,0 +1,92 @@
+"""Memory that stays flat: one process reads every one of thousands of users in turn.
+
+Each per-user cache (a user's records and index, window and summary, vectors) keeps only the
+``cache_users`` most recently used users (``lru.py``), so a worker that serves every user of a
+large store must not grow with the number of users it has served. This checks it. A store gets
+``users`` users with ``RECORDS_PER_USER`` records each, every one through ``MemoryManager.add``
+(so each user has a window and a summary to cache too). Then, per ``cache_users`` setting, a fresh
+process opens the store, reads one user (whatever is built once per process is built now), starts
+``tracemalloc`` and calls ``build_context`` for every user in turn. Python's live memory (after a
+garbage collection) is taken after the first tenth of the users and after all of them.
+
+Flat means their ratio (all ÷ first tenth) stays near 1. With the default 256 and 2,000 users the
+first tenth (200 users) has not filled the caches yet, so even a perfectly bounded run gives about
+256 ÷ 200 = 1.3×; the target allows 1.5×. A cache without a bound gives about 10×. The JSON backend
+holds every record in memory by design (one file read at open), so it is not measured.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import tracemalloc
+from typing import Any, Callable, Sequence
+
+from ..lru import DEFAULT_CACHE_USERS
+from ..manager import MemoryManager
+from .bench_pairs import fill_through_add
+from .bench_scaling import collect
+from .chat_corpus import generate_messages
+
+__all__ = ["cache_memory", "touch_users", "RECORDS_PER_USER", "SMALL_CACHE"]
+
+RECORDS_PER_USER = 3
+SMALL_CACHE = 16  # the second setting: a cache far smaller than the users touched
+
+
+def _user(n: int) -> str:
+    return f"cache-{n:05d}"
+
+
+def _live() -> int:
+    """Python's live traced bytes, after a garbage collection."""
+    gc.collect()
+    return tracemalloc.get_traced_memory()[0]
+
+
+def _short(filename: str) -> str:
+    """A traced file's name from its package on: ``.../v2_memory/text/analyzer.py`` -> ``v2_memory/text/analyzer.py``."""
+    parts = filename.replace("\\", "/").split("/")
+    return "/".join(parts[-3:]) if "v2_memory" not in parts else "/".join(parts[parts.index("v2_memory"):])
+
+
+def touch_users(path: str, cache_users: int, users: int, out: Any = None) -> dict[str, Any]:
+    """In this process: read every user once; Python's live memory after a tenth and after all
+    (bytes, counted from just before the first timed read)."""
+    tenth = max(1, users // 10)
+    with MemoryManager(store_path=path, cache_users=cache_users) as memory:
+        memory.build_context("warm 预热", _user(users - 1))  # lazily built once per process: not counted
+        gc.collect()
+        tracemalloc.start()
+        try:
+            for n in range(users):
+                memory.build_context(f"what do you remember 记得 {n}", _user(n))
+                if n + 1 == tenth:
+                    at_tenth = _live()
+            at_all = _live()
+            # where the live memory is, by file (taken last: a snapshot is itself memory)
+            largest = tracemalloc.take_snapshot().statistics("filename")[:3]
+        finally:
+            tracemalloc.stop()
+    result = {"cache_users": cache_users, "users": users, "tenth": tenth, "mb_at_tenth": at_tenth / 2**20,
+              "mb_at_all": at_all / 2**20, "ratio": at_all / at_tenth if at_tenth > 0 else float("inf"),
+              "largest": [(_short(stat.traceback[0].filename), stat.size / 2**20) for stat in largest]}
+    if out is not None:
+        out.put(result)
+    return result
+
+
+def cache_memory(path: Any, users: int, seed: int, settings: Sequence[int] = (DEFAULT_CACHE_USERS, SMALL_CACHE),
+                 progress: Callable[[str], None] = lambda line: None) -> list[dict[str, Any]]:
+    """Fill ``users`` users through ``add``, then ``touch_users`` in a fresh process per setting."""
+    texts = generate_messages(users * RECORDS_PER_USER, 1, seed + 11)
+    messages = [(_user(n % users), role, text) for n, (_, role, text) in enumerate(texts)]
+    progress(f"cache memory: {users:,} users × {RECORDS_PER_USER} records through add")
+    with MemoryManager(store_path=path) as memory:
+        fill_through_add(memory, messages)
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: its memory is the reads' alone
+    rows = []
+    for cache_users in settings:
+        progress(f"cache memory: one process reads {users:,} users with cache_users={cache_users}")
+        out = context.Queue()
+        rows += collect([context.Process(target=touch_users, args=(str(path), cache_users, users, out))], out)
+    return rows
