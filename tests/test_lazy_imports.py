@@ -14,9 +14,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Modules (and their submodules) that only the command using them may import.
+# Modules (and their submodules) that only the command using them may import (numpy: the first
+# semantic search on the numpy path, tests/test_semantic_numpy.py).
 DOORS = ("v2_memory.evaluation", "v2_memory.integrations.mcp_server", "v2_memory.integrations.langgraph",
-         "v2_memory.demo", "v2_memory.main", "psycopg", "mcp", "langgraph", "langchain_core")
+         "v2_memory.demo", "v2_memory.main", "psycopg", "mcp", "langgraph", "langchain_core", "numpy")
 
 
 def _loaded_after(code: str, watched: tuple[str, ...] = DOORS) -> list[str]:

@@ -30,12 +30,13 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
+from . import numpy_path
 from .embedder import Embedder
 from .semantic import SemanticIndex
 
-__all__ = ["Fusion", "HybridHit", "fuse", "HybridRetriever"]
+__all__ = ["Fusion", "HybridHit", "fuse", "rank", "HybridRetriever"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,10 @@ class HybridHit:
         return {"score": self.score, "record_id": self.record_id, "lexical": self.lexical, "cosine": self.cosine,
                 "semantic": self.semantic}
 
+    def parts(self) -> dict[str, float]:
+        """What ``explain`` shows of it: ``{lexical, cosine, semantic, fused}``."""
+        return {"lexical": self.lexical, "cosine": self.cosine, "semantic": self.semantic, "fused": self.score}
+
 
 def fuse(lexical: Mapping[int, float], cosines: Mapping[int, float], order: Sequence[int], fusion: Fusion,
          top_k: int, threshold: float | None = None) -> list[HybridHit]:
@@ -94,6 +99,32 @@ def fuse(lexical: Mapping[int, float], cosines: Mapping[int, float], order: Sequ
             hits.append((position, HybridHit(score, record_id, lex, cos, fusion.calibrate(cos))))
     best = heapq.nsmallest(top_k, hits, key=lambda pair: (-pair[1].score, pair[0]))
     return [hit for _, hit in best]
+
+
+def rank(lexical: Mapping[int, float], index: SemanticIndex, query: Sequence[float] | None, fusion: Fusion,
+         top_k: int, threshold: float | None = None) -> tuple[list[HybridHit], Callable[[], dict[int, dict]]]:
+    """One user's fused ``top_k`` and, when asked, every candidate's parts: ``SemanticStore.search``'s ranking.
+
+    ``lexical`` holds the records found by words; ``query`` is the embedded query (None: no cosines).
+    A candidate is a record found by words or whose calibrated cosine is above 0; the ones with
+    ``score >= threshold`` are ranked, score descending, ties by record id (insertion order).
+    """
+    cosines = index.cosine_array(query) if query is not None and len(index) else None
+    if cosines is None:  # the reference: one record at a time
+        cosines = index.scores_for_vector(query) if query is not None else {}
+        order = sorted(set(lexical) | {rid for rid, cos in cosines.items() if fusion.calibrate(cos) > 0})
+        fused = fuse(lexical, cosines, order, fusion, len(order) or 1, threshold)
+        return fused[:top_k], lambda: {hit.record_id: hit.parts() for hit in fused}
+    # The numpy path: the same operations on arrays; every candidate's hit is made only if explain asks.
+    columns = index.columns()
+    arrays = numpy_path.fuse_arrays(columns, cosines, index.positions, lexical, fusion.weight, fusion.floor, threshold)
+    best = numpy_path.best_rows(columns.np, arrays[0], arrays[1], top_k)  # by fused score, then record id
+    return _hits(part[best] for part in arrays), lambda: {hit.record_id: hit.parts() for hit in _hits(arrays)}
+
+
+def _hits(arrays: Any) -> list[HybridHit]:
+    """``HybridHit``s from arrays in its field order (score, record_id, lexical, cosine, semantic)."""
+    return [HybridHit(*fields) for fields in zip(*(part.tolist() for part in arrays))]
 
 
 class HybridRetriever:

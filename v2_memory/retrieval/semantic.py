@@ -12,8 +12,9 @@ is compared with the query, no approximate neighbour graph — because one user'
 A search scores every row by the dot product of unit vectors (their cosine), clamps it to
 [0, 1] (an opposite direction is no more relevant than an unrelated one), and returns the
 ``top_k`` best ``(score, record_id)`` pairs with ``score >= threshold``, score descending, ties
-in insertion order. With numpy installed (the ``dense`` extra brings it) the dot products are one
-matrix product; without it, a plain loop — the same ranking, up to the last bits of rounding.
+in insertion order. The plain loops below are the reference; with numpy installed (the ``numpy``
+extra, or ``dense``) the same sums run on every record at once (``numpy_path.py``: the switch,
+and why the results are identical to the bit).
 
     >>> from v2_memory.retrieval.embedder import HashingEmbedder
     >>> index = SemanticIndex(HashingEmbedder(dimension=64))
@@ -30,6 +31,7 @@ import heapq
 import math
 from typing import Any, Iterable, Sequence
 
+from . import numpy_path
 from .embedder import Embedder, EmbedderError, embed, signature
 
 __all__ = ["SemanticIndex"]
@@ -38,7 +40,7 @@ __all__ = ["SemanticIndex"]
 class SemanticIndex:
     """One user's record vectors and exact cosine search over them."""
 
-    __slots__ = ("embedder", "rows", "ids", "positions", "_matrix")
+    __slots__ = ("embedder", "rows", "ids", "positions", "_columns")
 
     def __init__(self, embedder: Embedder) -> None:
         self.embedder = embedder
@@ -46,7 +48,7 @@ class SemanticIndex:
         self.rows: list[list[float]] = []
         self.ids: list[int] = []
         self.positions: dict[int, int] = {}  # record_id -> row
-        self._matrix: Any = None  # numpy rows, rebuilt lazily after a change
+        self._columns: numpy_path.Columns | None = None  # the numpy path's copy, made by its first search
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -70,7 +72,8 @@ class SemanticIndex:
             self.positions[record_id] = len(self.rows)
             self.ids.append(record_id)
             self.rows.append(vector)
-        self._matrix = None
+        if self._columns is not None:
+            self._columns.append(ids, [vector for _, vector in checked])
 
     def remove(self, record_id: int) -> bool:
         """Forget one record's vector; False if it had none."""
@@ -80,7 +83,7 @@ class SemanticIndex:
         del self.rows[row], self.ids[row]
         for later in self.ids[row:]:
             self.positions[later] -= 1
-        self._matrix = None
+        self._columns = None  # made again by the next numpy search
         return True
 
     def vector(self, record_id: int) -> list[float] | None:
@@ -103,21 +106,46 @@ class SemanticIndex:
             raise ValueError(f"top_k must be a positive int, got {top_k!r}")
         if threshold is not None and not 0.0 <= threshold <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {threshold!r}")
+        if not self.rows:
+            return []
+        scores = self.cosine_array(embed(self.embedder, [query])[0])
+        if scores is not None:  # the numpy path: the same scores, ranked the same way
+            np = numpy_path.numpy_module()
+            best = numpy_path.best_rows(np, scores, np.arange(len(scores)), top_k)
+            # The scores that pass the threshold are a prefix of the ranking: cutting after ranking is the same.
+            return [(score, self.ids[row]) for score, row in zip(scores[best].tolist(), best.tolist())
+                    if threshold is None or score >= threshold]
         scored = [(score, row) for row, score in enumerate(self.scores(query).values())
                   if threshold is None or score >= threshold]
         best = heapq.nsmallest(top_k, scored, key=lambda pair: (-pair[0], pair[1]))
         return [(score, self.ids[row]) for score, row in best]
 
+    def columns(self) -> numpy_path.Columns | None:
+        """The vectors as numpy columns when the numpy path is on (made at its first use), else None."""
+        np = numpy_path.numpy_module()
+        if np is None:
+            return None
+        if self._columns is None:
+            self._columns = numpy_path.Columns(np, self.embedder.dimension)
+            self._columns.append(self.ids, self.rows)
+        return self._columns
+
+    def cosine_array(self, vector: Sequence[float]) -> Any:
+        """The numpy path's cosines, a numpy array in row order; None on the pure path."""
+        columns = self.columns()
+        return None if columns is None else columns.cosines(self._unit(vector))
+
     def _cosines(self, query: Sequence[float]) -> list[float]:
+        cosines = self.cosine_array(query)
+        if cosines is not None:
+            return cosines.tolist()
         query = self._unit(query)
-        try:
-            import numpy
-        except ImportError:
-            dots = [sum(a * b for a, b in zip(row, query)) for row in self.rows]
-        else:
-            if self._matrix is None:
-                self._matrix = numpy.asarray(self.rows, dtype=numpy.float64)
-            dots = (self._matrix @ numpy.asarray(query, dtype=numpy.float64)).tolist()
+        dots = []
+        for row in self.rows:
+            dot = 0.0
+            for a, b in zip(row, query):  # subtle: not sum(), which since Python 3.12 compensates rounding
+                dot += a * b
+            dots.append(dot)
         return [min(max(dot, 0.0), 1.0) for dot in dots]
 
     def _unit(self, vector: Sequence[float]) -> list[float]:

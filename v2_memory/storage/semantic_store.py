@@ -25,12 +25,13 @@ given model and records its signature, in one transaction.
 from __future__ import annotations
 
 from contextlib import nullcontext
-from typing import Any, Iterable
+from functools import cache
+from typing import Any, Callable, Iterable
 
 from ..lru import DEFAULT_CACHE_USERS, LruCache
 from ..messages import Hit
 from ..retrieval.embedder import Embedder, EmbedderError, EmbedderMismatchError, check_embedder, embed, signature
-from ..retrieval.hybrid import Fusion, fuse
+from ..retrieval.hybrid import Fusion, rank
 from ..retrieval.semantic import SemanticIndex
 from .vector_store import StoreHooks, check_search, hooks_of, new_record
 from .ledger import scope_key
@@ -72,8 +73,8 @@ class SemanticStore(StoreHooks):
         # scope -> (stamp, vectors), the newest ``cache_users`` users: vectors are evicted with the user
         self._indexes: LruCache[Scope, tuple[tuple[int, int], SemanticIndex]] = LruCache(cache_users)
         self._query: tuple[str, list[float]] | None = None  # the last query and its vector
-        # the last search's parts, (scope, query, rid -> parts): explain asks right after its search
-        self._parts: tuple[Scope, str, dict[int, dict[str, float]]] | None = None
+        # the last search's parts, (scope, query, () -> {rid -> parts}): explain asks right after its search
+        self._parts: tuple[Scope, str, Callable[[], dict[int, dict[str, float]]]] | None = None
         if rebuild:
             self.rebuild()
         else:
@@ -141,13 +142,10 @@ class SemanticStore(StoreHooks):
         pool = max(len(index), top_k)
         lexical = {hit.record["record_id"]: hit for hit in self.store.search(query, user_id, pool, 1e-12,
                                                                               tenant_id=tenant_id)}
-        cosines = index.scores_for_vector(self._query_vector(query)) if len(index) else {}
-        order = sorted(set(lexical) | {rid for rid, cos in cosines.items() if self.fusion.calibrate(cos) > 0})
-        fused = fuse({rid: hit.score for rid, hit in lexical.items()}, cosines, order, self.fusion,
-                     len(order) or 1, threshold)
-        self._parts = (scope, query, {h.record_id: {"lexical": h.lexical, "cosine": h.cosine, "semantic": h.semantic,
-                                                    "fused": h.score} for h in fused})
-        best = fused[:top_k]
+        vector = self._query_vector(query) if len(index) else None
+        best, parts = rank({rid: hit.score for rid, hit in lexical.items()}, index, vector, self.fusion, top_k,
+                           threshold)
+        self._parts = (scope, query, cache(parts))  # every candidate's parts, made once if explain asks
         records = self._records([h.record_id for h in best if h.record_id not in lexical])
         records.update({rid: hit.record for rid, hit in lexical.items()})
         # subtle: a vector whose record is gone (a power cut lost the record file's tail) is skipped.
@@ -157,7 +155,7 @@ class SemanticStore(StoreHooks):
         """record_id -> {lexical, cosine, semantic, fused} for ``query``: what ``explain`` shows."""
         if self._parts is None or self._parts[:2] != ((tenant_id, user_id), query):
             self.search(query, user_id, 1, None, tenant_id=tenant_id)
-        return self._parts[2]
+        return self._parts[2]()
 
     def _query_vector(self, query: str) -> list[float]:
         if self._query is None or self._query[0] != query:
