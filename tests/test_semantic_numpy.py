@@ -106,12 +106,13 @@ def test_without_numpy_auto_is_pure_and_numpy_is_refused_with_the_install_line(m
     assert index.search("coffee") == [(1.0, 1)]
 
 
-def _imports_numpy(path: str) -> bool:
+def _imports_numpy(path: str, memories: int) -> bool:
     """Whether a fresh interpreter, on ``path``, imports numpy while a memory with vectors adds and explains."""
     code = ("import sys\nfrom v2_memory import MemoryManager, Message\n"
             "from v2_memory.retrieval.embedder import HashingEmbedder\n"
             "with MemoryManager(store_path=None, embedder=HashingEmbedder(32)) as memory:\n"
-            "    memory.add(Message('user', 'my coffee order is a latte', 'ann'))\n"
+            f"    for n in range({memories}):\n"
+            "        memory.add(Message('user', f'my coffee order number {n} is a latte', 'ann'))\n"
             "    assert memory.explain('coffee', 'ann')[0].admitted\n"
             "print('numpy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=60,
@@ -121,8 +122,19 @@ def _imports_numpy(path: str) -> bool:
 
 
 def test_numpy_is_imported_by_the_first_search_that_uses_it_and_never_on_the_pure_path():
-    assert _imports_numpy("pure") is False
-    assert _imports_numpy("auto") is HAVE_NUMPY
+    """"auto" takes the numpy path for a user with AUTO_MIN_ROWS vectors or more, the loop below that."""
+    assert _imports_numpy("pure", numpy_path.AUTO_MIN_ROWS) is False
+    assert _imports_numpy("auto", numpy_path.AUTO_MIN_ROWS - 1) is False
+    assert _imports_numpy("auto", numpy_path.AUTO_MIN_ROWS) is HAVE_NUMPY
+
+
+def test_auto_leaves_small_users_to_the_loop_and_numpy_takes_every_user(monkeypatch):
+    monkeypatch.setattr(numpy_path, "_numpy", [object()])  # as if numpy were installed: nothing is computed
+    for rows, auto in ((0, "pure"), (numpy_path.AUTO_MIN_ROWS - 1, "pure"), (numpy_path.AUTO_MIN_ROWS, "numpy")):
+        choose_path("auto")
+        assert current_path(rows) == auto
+        choose_path("numpy")
+        assert current_path(rows) == "numpy"
 
 
 # -- the same answers on both paths ------------------------------------------------------------------
@@ -257,3 +269,4 @@ def test_vectors_are_loaded_per_user_and_evicted_with_the_users_cache():
         assert store.search("coffee", "ann") == first
     finally:
         storage.close()
+

@@ -7,9 +7,10 @@ dimension's products to every record's running dot product, then clamps, calibra
 whole arrays. The two paths therefore agree to the bit — same hits, same scores, ties in
 insertion order — and the tests hold them to it. Which path runs:
 
-    "auto"    the default: numpy if it imports (``pip install -e ".[numpy]"``), else pure Python
+    "auto"    the default: numpy if it imports (``pip install -e ".[numpy]"``) and the user has
+              at least ``AUTO_MIN_ROWS`` vectors (for fewer, the loop is as fast); else pure Python
     "pure"    the reference loops, installed numpy or not
-    "numpy"   numpy; ``NumpyUnavailableError`` if it is not installed
+    "numpy"   numpy for every user; ``NumpyUnavailableError`` if it is not installed
 
 ``choose_path("pure")`` sets it for this process (the tests run both paths that way); until then
 the environment variable ``V2_MEMORY_SEMANTIC_PATH`` decides, or "auto". numpy is imported by the
@@ -32,11 +33,12 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import V2MemoryError, install_hint
 
-__all__ = ["PATHS", "ENV_VAR", "NumpyUnavailableError", "choose_path", "current_path", "numpy_module", "Columns",
-           "fuse_arrays", "best_rows"]
+__all__ = ["PATHS", "ENV_VAR", "NumpyUnavailableError", "choose_path", "current_path", "numpy_installed",
+           "numpy_module", "Columns", "fuse_arrays", "best_rows"]
 
 PATHS = ("auto", "pure", "numpy")
 ENV_VAR = "V2_MEMORY_SEMANTIC_PATH"
+AUTO_MIN_ROWS = 32  # "auto" leaves smaller users to the loop: under about 20 vectors it is faster
 _chosen: list[str | None] = [None]  # choose_path's choice; None: the environment variable decides
 _numpy: list[Any] = []  # the numpy module, or None when it does not import; empty until first asked
 
@@ -54,15 +56,20 @@ def choose_path(path: str | None) -> None:
     _chosen[0] = path
 
 
-def current_path() -> str:
-    """The path searches take now: "pure" or "numpy" ("auto" resolved)."""
-    return "numpy" if numpy_module() is not None else "pure"
+def current_path(rows: int = AUTO_MIN_ROWS) -> str:
+    """The path a search over ``rows`` vectors takes now: "pure" or "numpy" ("auto" resolved)."""
+    return "numpy" if numpy_module(rows) is not None else "pure"
 
 
-def numpy_module() -> Any:
-    """numpy when the numpy path is on, else None: what the search code branches on."""
+def numpy_installed() -> bool:
+    """Whether numpy imports here (whichever path is chosen)."""
+    return _import_numpy() is not None
+
+
+def numpy_module(rows: int = AUTO_MIN_ROWS) -> Any:
+    """numpy when a search over ``rows`` vectors takes the numpy path, else None: what search code branches on."""
     path = _chosen[0] if _chosen[0] is not None else _check(os.environ.get(ENV_VAR) or "auto", ENV_VAR)
-    if path == "pure":
+    if path == "pure" or (path == "auto" and rows < AUTO_MIN_ROWS):
         return None
     if path == "numpy":
         return _require_numpy(f"{ENV_VAR}=numpy")

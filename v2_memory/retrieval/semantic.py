@@ -110,7 +110,7 @@ class SemanticIndex:
             return []
         scores = self.cosine_array(embed(self.embedder, [query])[0])
         if scores is not None:  # the numpy path: the same scores, ranked the same way
-            np = numpy_path.numpy_module()
+            np = self._columns.np
             best = numpy_path.best_rows(np, scores, np.arange(len(scores)), top_k)
             # The scores that pass the threshold are a prefix of the ranking: cutting after ranking is the same.
             return [(score, self.ids[row]) for score, row in zip(scores[best].tolist(), best.tolist())
@@ -121,8 +121,8 @@ class SemanticIndex:
         return [(score, self.ids[row]) for score, row in best]
 
     def columns(self) -> numpy_path.Columns | None:
-        """The vectors as numpy columns when the numpy path is on (made at its first use), else None."""
-        np = numpy_path.numpy_module()
+        """The vectors as numpy columns when a search takes the numpy path (made at its first use), else None."""
+        np = numpy_path.numpy_module(len(self))
         if np is None:
             return None
         if self._columns is None:

@@ -147,7 +147,7 @@ class SemanticStore(StoreHooks):
                            threshold)
         self._parts = (scope, query, cache(parts))  # every candidate's parts, made once if explain asks
         records = self._records([h.record_id for h in best if h.record_id not in lexical])
-        records.update({rid: hit.record for rid, hit in lexical.items()})
+        records.update({h.record_id: lexical[h.record_id].record for h in best if h.record_id in lexical})
         # subtle: a vector whose record is gone (a power cut lost the record file's tail) is skipped.
         return [Hit(h.score, dict(records[h.record_id])) for h in best if h.record_id in records]
 
