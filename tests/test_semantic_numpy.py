@@ -270,3 +270,49 @@ def test_vectors_are_loaded_per_user_and_evicted_with_the_users_cache():
     finally:
         storage.close()
 
+
+# -- the benchmark's comparison (bench --semantic): its answers, never its timings ----------------------
+def _bench_semantic(monkeypatch, tmp_path, numpy_installed: bool) -> tuple[dict, str]:
+    """``bench --semantic``'s measurement on a tiny corpus, and its report lines."""
+    from v2_memory.evaluation import bench_report, bench_semantic
+    from v2_memory.evaluation.chat_corpus import generate_messages, generate_queries
+
+    if not numpy_installed:
+        monkeypatch.setattr(numpy_path, "_numpy", [None])
+    monkeypatch.setattr(bench_semantic, "PATH_ROUNDS", 2)
+    messages, calls = generate_messages(120, users=2), generate_queries(4, users=2)
+    result = bench_semantic.measure_semantic(messages, calls, 3, tmp_path)
+    return result, "\n".join(bench_report._semantic_lines({"sizes": [{"records": 120, "semantic": result}]}))
+
+
+@needs_numpy
+def test_the_bench_times_both_paths_on_the_same_vectors_and_compares_their_answers(monkeypatch, tmp_path):
+    result, report = _bench_semantic(monkeypatch, tmp_path, numpy_installed=True)
+    paths = result["paths"]
+    assert paths["per_user"]["records"] == 60 and paths["one_user"]["records"] == 120
+    for row in (paths["per_user"], paths["one_user"]):
+        assert row["identical"] is True and row["rounds"] == 2
+        assert row["ratio"] == row["pure_median_ms"] / row["numpy_median_ms"]
+    assert "semantic paths (hybrid)" in report and "one user 120" in report
+    assert numpy_path._chosen == [None]  # the bench gives the switch back
+
+
+@needs_numpy
+def test_the_bench_reports_answers_that_differ(monkeypatch):
+    from v2_memory.evaluation.bench_semantic import compare_paths
+
+    storage = json_storage(None)
+    try:
+        store = SemanticStore(storage.records, storage.vectors, HashingEmbedder(16))
+        for content in ["coffee in lisbon", "the train", "coffee budget", "my coffee"]:
+            store.add("ann", "user", content)
+        monkeypatch.setattr(numpy_path, "best_rows", lambda np, scores, keys, top_k: np.arange(len(scores))[:top_k])
+        assert compare_paths(store, [("ann", "coffee budget")], 3, rounds=1)["identical"] is False
+    finally:
+        storage.close()
+
+
+def test_without_numpy_the_bench_says_so(monkeypatch, tmp_path):
+    result, report = _bench_semantic(monkeypatch, tmp_path, numpy_installed=False)
+    assert result["paths"] == {"numpy": False} and result["path"] == "pure"
+    assert 'semantic paths: numpy not installed (pip install -e ".[numpy]")' in report

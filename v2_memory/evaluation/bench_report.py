@@ -53,11 +53,33 @@ def _semantic_lines(report: dict[str, Any]) -> list[str]:
              str(r["semantic"]["reopen"]["records_embedded"])] for r in report["sizes"] if "semantic" in r]
     if not rows:
         return []
+    measured = [r for r in report["sizes"] if "semantic" in r]
+    paths = sorted({r["semantic"].get("path", "pure") for r in measured})
     return [""] + format_table(["semantic (SQLite)", "embedder", "add ms lexical", "add ms +vectors", "search med lexical",
                                 "search med hybrid", "hybrid p95", "bytes/vector", "reopen 1st search s",
                                 "re-embedded"], rows) + [
-        "  add: one transaction per message, embed + store the vector; search: ms per query; reopen: a new",
-        "  opening's first search per user loads that user's vectors (re-embedded: records embedded again, must be 0)."]
+        "  add: one transaction per message, embed + store the vector; search: ms per query, hybrid on the "
+        f"{' and '.join(paths)} path; reopen: a new",
+        "  opening's first search per user loads that user's vectors (re-embedded: records embedded again, must be 0)."
+    ] + _paths_lines(measured)
+
+
+def _paths_lines(measured: list[dict[str, Any]]) -> list[str]:
+    """Hybrid search, pure-Python path against numpy path (``bench --semantic``), or why not."""
+    compared = [r for r in measured if r["semantic"].get("paths", {}).get("numpy")]
+    if not compared:
+        return ["", 'semantic paths: numpy not installed (pip install -e ".[numpy]"): only the pure-Python path ran']
+    rows = []
+    for r in compared:
+        for key, label in (("per_user", "per-user"), ("one_user", "one user")):
+            row = r["semantic"]["paths"][key]
+            rows.append([f"{label} {r['records']:,}", f"{row['records']:,.0f}", _num(row["pure_median_ms"]),
+                         _num(row["numpy_median_ms"]), f"{row['ratio']:,.1f}x", "yes" if row["identical"] else "NO"])
+    return [""] + format_table(["semantic paths (hybrid)", "records/user", "pure med ms", "numpy med ms", "pure/numpy",
+                                "identical"], rows) + [
+        "  the same store and queries on both paths, taking turns, every query once per round (3 rounds);",
+        "  one user: the first 10,000 records at most, under one user, 30 queries; identical: same ids, order and scores;",
+        "  the default (auto) takes the numpy path for users of 32 vectors or more, the pure one below."]
 
 
 def format_report(report: dict[str, Any]) -> str:
