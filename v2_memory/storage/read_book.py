@@ -20,8 +20,8 @@ holds it, the read does not wait: its traces wait here until
     >>> book.write()                      # inside a write transaction
     usage written
 
-What this costs: a ``kill -9`` loses at most the last ``MAX_READS`` reads' bookkeeping (or one
-``MAX_AGE`` of it), never a write; a write transaction that fails takes the bookkeeping it
+What this costs: a ``kill -9`` loses at most the last ``MAX_READS`` reads' bookkeeping, never a
+write (a process that reads once and then idles keeps that one read's until its next call); a write transaction that fails takes the bookkeeping it
 carried with it. And nothing erased comes back: every erasure or forget, in any process, counts
 itself in the ``erasures`` meta key (``erased``), and a batch of bookkeeping begun under another
 count is dropped, not written.
