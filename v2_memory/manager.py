@@ -121,7 +121,8 @@ class MemoryManager(Lifecycle, Description):
         """The user's admitted long-term memories (score = similarity), best first."""
         self._check_read(query, user_id, top_k, **read_scope)
         with self._lock, self.storage.reading():
-            explanation = self.explain(query, user_id, top_k, **read_scope)
+            # Long-term memories only: the summary is not shown, so it is not judged.
+            explanation = self.explain(query, user_id, top_k, **{**read_scope, "with_summary": False})
             self.governor.record_usage(explanation)
             self._log_read(explanation, user_id, read_scope, "retrieve", shown=[a.record_id for a in explanation.admitted])
             return [Hit(a.similarity, dict(a.record)) for a in explanation.admitted]

@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ..context import ContextItem
+from ..storage.vector_store import hooks_of
 from ..text.instructions import find_instruction
 from ..tracks.cache import TrackCache, record_message
 from ..tracks.summarizer import Summary
@@ -121,8 +122,9 @@ class ReadPath:
         if memo is not None and memo[0] == shown:
             return memo[1]
         summary = Summary()
+        records = hooks_of(self.store).get_many([rid for rid in shown if rid is not None], scope)
         for record_id in shown:
-            record = self.store.get(record_id) if record_id is not None else None
+            record = records.get(record_id) if record_id is not None else None
             if record is not None:
                 summary = self.cache.summaries.summarizer.fold(summary, record_message(record), record_id)
         self.cache.refolded[scope] = (shown, summary)

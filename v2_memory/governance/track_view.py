@@ -51,7 +51,7 @@ class TrackView:
             return [SummaryEntry(rid, True) for rid in covers]
         covers = covers[-SUMMARY_HORIZON:]  # a read judges (and a summary stands for) the latest ones only
         ids = [rid for rid in covers if rid is not None]
-        records = hooks_of(self.store).get_many(ids)
+        records = hooks_of(self.store).get_many(ids, scope)
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
                            task_state=lambda tid: self.task_state(scope, tid), scope=scope)

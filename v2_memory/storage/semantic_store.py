@@ -209,8 +209,8 @@ class SemanticStore(StoreHooks):
     def get(self, record_id: int) -> dict[str, Any] | None:
         return self.store.get(record_id)
 
-    def get_many(self, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        return self._records(list(record_ids))
+    def get_many(self, record_ids: Iterable[int], scope: tuple | None = None) -> dict[int, dict[str, Any]]:
+        return hooks_of(self.store).get_many(record_ids, scope)
 
     def records(self, user_id: str, *, tenant_id: str | None = None) -> list[dict[str, Any]]:
         return self.store.records(user_id, tenant_id=tenant_id)

@@ -22,6 +22,7 @@ Because records live in the same database as the ledger and the tracks, an ``add
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -63,6 +64,10 @@ def _record(row: tuple) -> dict[str, Any]:
         record["index_text"] = index_text
     record.update(json.loads(extra))
     return record
+
+
+def _id_of(record: dict[str, Any]) -> int:
+    return record["record_id"]
 
 
 class SqliteVectorStore(StoreHooks):
@@ -132,11 +137,24 @@ class SqliteVectorStore(StoreHooks):
         row = self.db.fetchone(f"SELECT {_COLUMNS} FROM records WHERE record_id = ?", (record_id,))
         return _record(row) if row else None
 
-    def get_many(self, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """Several records by id in one statement per ``CHUNK`` (a read's summary judges up to
-        hundreds of covered memories: one query each was most of its cost)."""
-        rows = self.db.rows_in(f"SELECT {_COLUMNS} FROM records WHERE record_id IN ({{marks}})", record_ids)
-        return {row[0]: _record(row) for row in rows}
+    def get_many(self, record_ids: Iterable[int], scope: Scope | None = None) -> dict[int, dict[str, Any]]:
+        """Several records by id: those of ``scope`` (whose they should be) from its cached
+        partition, current as a search's, the rest in one statement per ``CHUNK`` (a read's summary
+        judges the records it shows on every read: a query each time was most of its cost)."""
+        found: dict[int, dict[str, Any]] = {}
+        wanted = list(record_ids)
+        if scope is not None:
+            with self._lock:
+                records = self._partition(scope).records
+                for record_id in wanted:
+                    at = bisect_left(records, record_id, key=_id_of)  # a partition is in id order
+                    if at < len(records) and records[at]["record_id"] == record_id:
+                        found[record_id] = dict(records[at])
+        missing = [rid for rid in wanted if rid not in found]  # another user's, or gone: the database says
+        if missing:
+            rows = self.db.rows_in(f"SELECT {_COLUMNS} FROM records WHERE record_id IN ({{marks}})", missing)
+            found.update((row[0], _record(row)) for row in rows)
+        return found
 
     def delete(self, record_id: int) -> dict[str, Any] | None:
         with self._lock, self.db.transaction():

@@ -77,7 +77,8 @@ class StoreHooks:
         last_id                  the highest id handed out (the commit mark), None if not known
         path, created            the record file, and whether this open created it
         db                       the state database the records live in (SQLite, PostgreSQL), if any
-        get_many(ids)            records by id, in one query where the store can
+        get_many(ids, scope)     records by id, in one query where the store can (``scope``: whose
+                                 they should be, a hint a cached store answers from memory)
         lexical                  the store that searches by words (a hybrid store's underlying
                                  one): governance's evidence when words, not meaning, decide
     """
@@ -110,7 +111,7 @@ class StoreHooks:
     def drop_records_after(self, record_id: int) -> list[int]:
         return []
 
-    def get_many(self, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    def get_many(self, record_ids: Iterable[int], scope: tuple | None = None) -> dict[int, dict[str, Any]]:
         return get_many(self, record_ids)
 
 
@@ -120,7 +121,7 @@ class _NoHooks(StoreHooks):
     def __init__(self, store: VectorStore) -> None:
         self._store = store
 
-    def get_many(self, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    def get_many(self, record_ids: Iterable[int], scope: tuple | None = None) -> dict[int, dict[str, Any]]:
         return get_many(self._store, record_ids)
 
 
