@@ -40,9 +40,9 @@ def test_a_tiny_run_reports_every_part_and_its_ratios_come_from_its_own_numbers(
         assert run["acknowledged"] > 0 and run["lost"] == run["errors"] == run["cross_user"] == 0, run["first_errors"]
         assert run["ids_checked"] > 0 and run["vs_one"] == run["ops_per_s"] / alone[run["backend"]]
         assert run["ops_per_s"] == run["adds_per_s"] + run["reads_per_s"] > 0
-    assert [(c["backend"], c["cache_users"], c["users"], c["tenth"]) for c in report["caches"]] == [
-        ("sqlite", 256, 30, 3), ("sqlite", 16, 30, 3)]  # not JSON: it holds every record by design
-    assert all(c["ratio"] == c["mb_at_all"] / c["mb_at_tenth"] for c in report["caches"])
+    assert [(c["backend"], c["cache_users"], c["users"], c["half"]) for c in report["caches"]] == [
+        ("sqlite", 256, 30, 15), ("sqlite", 16, 30, 15)]  # not JSON: it holds every record by design
+    assert all(c["ratio"] == c["mb_at_all"] / c["mb_at_half"] for c in report["caches"])
     names = [t["name"] for t in report["targets"]]
     assert "sqlite 200 through add: build_context ÷ bare search" in names and "sqlite 200 ÷ 100: build_context growth" in names
     assert "sqlite: 1 writer + 1 reader ÷ 1 process, ops/s" in names and "json, every run: lost writes" in names
@@ -78,7 +78,7 @@ def test_the_targets_are_ratios_and_counts_judged_from_the_report():
               "ratios": [{"backend": "sqlite", "records": 10_000, "big_user": 1_000, "read": _pair(2.0, 30.0),
                           "add": _pair(0.4, 1.2), "retrieve": _pair(0.5, 4.0)}],
               "shared": [_run(1, 100, 1.0), _run(2, 120, 1.2, lost=2), _run(8, 90, 0.9, cross=1)],
-              "caches": [{"backend": "sqlite", "cache_users": 16, "users": 2_000, "tenth": 200, "ratio": 1.2}]}
+              "caches": [{"backend": "sqlite", "cache_users": 16, "users": 2_000, "half": 1_000, "ratio": 1.3}]}
     judged = {t["name"]: (round(t["value"], 6), t["op"], t["limit"], t["passed"]) for t in targets(report)}
     assert judged == {
         "sqlite 10,000 through add: build_context ÷ bare search": (15.0, "<=", 10.0, False),
@@ -90,7 +90,7 @@ def test_the_targets_are_ratios_and_counts_judged_from_the_report():
         "sqlite, every run: lost writes": (2, "<=", 0, False),
         "sqlite, every run: errors": (0, "<=", 0, True),
         "sqlite, every run: cross-user reads": (1, "<=", 0, False),
-        "sqlite cache_users=16: memory after 2,000 users ÷ after 200": (1.2, "<=", 1.5, True),
+        "sqlite cache_users=16: memory after 2,000 users ÷ after 1,000": (1.3, "<=", 1.2, False),
     }
 
 

@@ -28,7 +28,7 @@ def test_touching_every_user_keeps_the_caches_flat_and_the_answers_right(tmp_pat
             hits = memory.retrieve("tulip bulbs note", user, top_k=5)
             assert sorted(h.record["content"] for h in hits) == sorted(_said(user, n) for n in range(3))
         cached = [len(memory._tracks._fresh), len(memory.window.users()), len(memory.summaries.users()),
-                  len(memory.storage.tracks._saved)]
+                  len(memory.storage.tracks._saved), len(memory.governor.memo.users())]
         if name.endswith(".sqlite3"):
             cached.append(len(memory.store._cache))
         assert max(cached) <= 4, cached
@@ -50,3 +50,31 @@ def test_a_batch_keeps_its_users_cached_until_it_ends(clock):
 def test_a_cache_size_is_a_whole_number_of_users(bad):
     with pytest.raises(ValueError, match="cache size"):
         MemoryManager(store_path=None, cache_users=bad)
+
+
+def test_a_text_cache_keeps_a_bounded_number_of_characters_not_only_of_entries():
+    from v2_memory.text.memo import text_cache
+
+    @text_cache(maxsize=1_000, max_chars=50, max_total=100)
+    def length(text):
+        return len(text)
+
+    for n in range(20):
+        assert length(f"{n:02d}" + "x" * 28) == 30  # 30 characters each: three fit in 100
+    info = length.cache_info()
+    assert (info.currsize, info.chars) == (3, 90)
+    assert length("y" * 51) == 51 and length.cache_info().currsize == 3  # over max_chars: computed, not kept
+    assert length(f"{19:02d}" + "x" * 28) == 30 and length.cache_info().hits == 1  # the newest stayed
+
+
+def test_erasing_a_user_empties_the_readings_kept_of_their_memories(tmp_path, clock):
+    with MemoryManager(store_path=tmp_path / "m.sqlite3", clock=clock, window_size=1) as memory:
+        for n in range(4):
+            memory.add(Message("user", f"my locker code is behind the {n} tulip bulbs", "ann"))
+            memory.add(Message("user", f"bob keeps {n} tulip bulbs too", "bob"))
+        memory.build_context("where are the tulip bulbs", "ann")
+        memory.build_context("where are the tulip bulbs", "bob")
+        assert set(memory.governor.memo.users()) == {(None, "ann"), (None, "bob")}
+        memory.erase_user("ann")
+        assert memory.governor.memo.users() == []  # every reading keyed by an erased text is gone
+        assert "tulip" in memory.build_context("where are the tulip bulbs", "bob")

@@ -40,7 +40,7 @@ from .storage import VectorStore
 from .storage.backends import check_store_path, open_manager_storage
 from .storage.contract import Storage
 from .storage.semantic_store import open_semantic
-from .text.memo import forget_texts
+from .text.memo import UserMemo, forget_texts
 from .text.sensitive import find_sensitive, redact
 from .tracks.cache import TrackCache
 from .tracks.summarizer import Summarizer, SummaryTrack
@@ -94,7 +94,7 @@ class MemoryManager(Lifecycle, Description):
         self.ledger = self.storage.ledger  # for inspection: the manager itself asks the governor
         # With an embedder, governance reads a store whose records carry vectors and whose scores are hybrid.
         self.semantic = open_semantic(self.storage, embedder, rebuild_vectors, cache_users)
-        self.governor = Governor(self.semantic or self.store, self.storage.ledger, policy, self._now)
+        self.governor = Governor(self.semantic or self.store, self.storage.ledger, policy, self._now, UserMemo(cache_users))
         # The tracks each scope holds in this process (``tracks/cache.py``) and the read path over them.
         self._tracks = TrackCache(self.window, self.summaries, self.governor.state, self.storage, cache_users)
         self._reads = ReadPath(self.governor, self._tracks, self.store)
@@ -328,7 +328,8 @@ class MemoryManager(Lifecycle, Description):
         memories), so forgetting one record can find every log line that quotes it."""
         if self._logging:
             scope = (read_scope.get("tenant_id"), user_id)
-            self.storage.log("reads", read_event(explanation, self._now().isoformat(), scope, read_scope, call, context, shown))
+            self.storage.log("reads", read_event(explanation, self._now().isoformat(), scope, read_scope, call, context, shown,
+                                                 self.governor.memo))
 
     def _now(self) -> datetime:
         return as_utc(self.clock())

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterator, overload
 
 from ..display import Displayed, Shown
 from ..text.analyzer import FUNCTION_BIGRAMS, analyze
+from ..text.memo import UserMemo
 from ..retrieval.index import indexed_text
 from ..text.tokenizer import cosine_similarity
 from .decay import DecayRates, time_decay
@@ -195,6 +196,13 @@ class ReadContext:
     query_terms: frozenset[str] = frozenset()  # the query's content words (``analyze``: no stop words)
     components: dict[int, dict[str, float]] = field(default_factory=dict)  # record_id -> hybrid score parts
     scope: tuple[str | None, str] | None = None  # (tenant_id, user_id) the read is for; None: not checked
+    memo: UserMemo | None = None  # readings of this user's memories, kept with the user (``text/memo.py``)
+
+    def reading(self, kind: str, text: str, read: Callable[[str], Any]) -> Any:
+        """``read(text)``, remembered with the user's other readings when the read has a memo."""
+        if self.memo is None or self.scope is None:
+            return read(text)
+        return self.memo.reading(self.scope, kind, text, read)
 
 
 def boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:
@@ -261,7 +269,7 @@ def admit(similarity: float, record: dict[str, Any], state: MemoryState, read: R
     reasons = boundary_reasons(record, state, read)
     if relevance < read.threshold:
         reasons.append("below_threshold")
-    elif not (exact or recalled or meant) and read.query_terms and not _shares_content(read.query_terms, record):
+    elif not (exact or recalled or meant) and read.query_terms and not _shares_content(read, record):
         reasons.append("only_stop_words")
     elif effective < read.threshold and not reasons:
         reasons.append("decayed")  # only when nothing else explains the rejection
@@ -274,10 +282,14 @@ def notes_of(state: MemoryState) -> tuple[str, ...]:
     return ("instruction_quoted",) if state.quoted else ()
 
 
-def _shares_content(query_terms: frozenset[str], record: dict[str, Any]) -> bool:
-    """At least one content word (not a stop word, not a function bigram like 我的) in common,
-    counting the text the record is indexed by."""
-    return not (query_terms - FUNCTION_BIGRAMS).isdisjoint(analyze(indexed_text(record)))
+def _shares_content(read: ReadContext, record: dict[str, Any]) -> bool:
+    """At least one content word (not a stop word, not a function bigram like 我的) in common with
+    the query, counting the text the record is indexed by."""
+    return not (read.query_terms - FUNCTION_BIGRAMS).isdisjoint(read.reading("terms", indexed_text(record), _term_set))
+
+
+def _term_set(text: str) -> frozenset[str]:
+    return frozenset(analyze(text))
 
 
 def _same_text(text: str) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Sequence
 from ..messages import Message, WriteResult
 from ..storage import VectorStore
 from ..text.analyzer import analyze
+from ..text.memo import UserMemo
 from .admission import Admission, Explanation, ReadContext, collapse_duplicates, cut_to_top_k, admit, mmr_order
 from .decay import DecayRates
 from ..messages import Fact, MemoryState, SessionInfo, TaskInfo
@@ -76,14 +77,18 @@ class GovernancePolicy:
 class Governor:
     """Applies a ``GovernancePolicy`` to one store and one ledger."""
 
-    def __init__(self, store: VectorStore, ledger: Ledger, policy: GovernancePolicy, clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: VectorStore, ledger: Ledger, policy: GovernancePolicy, clock: Callable[[], datetime],
+                 memo: UserMemo | None = None) -> None:
         self.store = store
+        # What reads learn from each user's memory texts, kept with the user (``text/memo.py``).
+        self.memo = memo if memo is not None else UserMemo()
         self.ledger = ledger
         self.policy = policy
         self.clock = clock
         self.state = StateTracker(clock, policy.session_ttl, policy.task_ttl)
         # What a read may see of the window, the summary and the task line (``track_view.py``).
-        self.view = TrackView(store, ledger, self.state, policy, clock, lambda record: default_state(record, policy.rates))
+        self.view = TrackView(store, ledger, self.state, policy, clock, lambda record: default_state(record, policy.rates),
+                              self.memo)
 
     # -- write path --------------------------------------------------------------------------
     def write(self, message: Message, plan: WritePlan | None = None,
@@ -219,7 +224,7 @@ class Governor:
             query_terms=frozenset(analyze(query)),
             # hybrid retrieval (``storage/semantic_store.py``): each candidate's lexical and semantic parts
             components=self.store.components(query, scope[1], tenant_id=scope[0]) if hasattr(self.store, "components") else {},
-            scope=scope,
+            scope=scope, memo=self.memo,
         )
         # Step 2: judge each one; a corrected memory that matched brings in its correction.
         # (One read of the user's facts serves both the candidates' facts and the confirmed ones.)

@@ -66,7 +66,8 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
             if (task_bound(record) and read.task_state(record.get("task_id") or "")[0] == "finished"
                     and (record.get("domain") == "task" or record.get("task_id") != read.task_id)):
                 reasons += ("task_finished",)  # kept in history, no longer part of the running story
-            if record_id not in corrections and record.get("role") == "user" and is_happening(record["content"]):
+            if (record_id not in corrections and record.get("role") == "user"
+                    and read.reading("happening", record["content"], is_happening)):
                 reasons += ("happening",)
             entries.append(SummaryEntry(record_id, not reasons, reasons, notes_of(state)))
     return entries

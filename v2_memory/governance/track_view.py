@@ -12,6 +12,7 @@ from typing import Any, Callable, Iterable
 from ..messages import MemoryState, Message
 from ..storage.ledger import Ledger
 from ..storage.vector_store import hooks_of
+from ..text.memo import UserMemo
 from .admission import ReadContext
 from .identifiers import look_alike
 from .router import Route
@@ -29,9 +30,10 @@ class TrackView:
     """The governed view of one store's window, summary and task tracks (``policy`` off: all of it)."""
 
     def __init__(self, store: Any, ledger: Ledger, state: StateTracker, policy: Any,
-                 clock: Callable[[], Any], default_state: Callable[[dict[str, Any]], MemoryState]) -> None:
+                 clock: Callable[[], Any], default_state: Callable[[dict[str, Any]], MemoryState],
+                 memo: UserMemo | None = None) -> None:
         self.store, self.ledger, self.state, self.policy, self.clock = store, ledger, state, policy, clock
-        self.default_state = default_state
+        self.default_state, self.memo = default_state, memo
 
     def task_state(self, scope: Scope, task_id: str) -> tuple[str, float]:
         """A task's status ("active", "expired", "finished", "unknown") and completion, for admission."""
@@ -54,7 +56,7 @@ class TrackView:
         records = hooks_of(self.store).get_many(ids, scope)
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
-                           task_state=lambda tid: self.task_state(scope, tid), scope=scope)
+                           task_state=lambda tid: self.task_state(scope, tid), scope=scope, memo=self.memo)
         entries = judge_summary(covers, records, self.ledger.states(ids), scope, read, self.default_state)
         if not identifiers:
             return entries

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Sequence
 from ..context import ContextItem, render_text
 from ..text.sensitive import find_sensitive, redact
 from ..storage.audit_log import AuditEvent, JsonlAuditLog, TornLogLineWarning, user_hash
-from ..text.memo import text_cache
+from ..text.memo import UserMemo, text_cache
 from ..text.tokenizer import token_count
 
 AuditLog = JsonlAuditLog  # the public name: the logs a manager writes unless a backend keeps its own
@@ -26,7 +26,7 @@ def _safe(text: str | None) -> str | None:
     return _redacted(text) if text else text
 
 
-@text_cache(maxsize=8192)  # every read logs its candidates; the same memories come back each time
+@text_cache(maxsize=1024)  # every read logs its candidates; the same memories come back each time
 def _redacted(text: str) -> str:
     return redact(text, find_sensitive(text))
 
@@ -40,14 +40,20 @@ def write_event(message: Any, result: Any) -> AuditEvent:
 
 
 def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_scope: Mapping[str, Any],
-               call: str, context: Sequence[ContextItem] | None = None, shown: Sequence[int] = ()) -> AuditEvent:
+               call: str, context: Sequence[ContextItem] | None = None, shown: Sequence[int] = (),
+               memo: UserMemo | None = None) -> AuditEvent:
     """A read-log event: the route, every candidate's numbers and verdict, and the context.
 
     ``context`` is the built context's items: logged as ``build_context`` writes them in text form,
     each item's memory text redacted first, one text at a time (cached: a memory that comes back is
-    not scanned again; a multi-line memory is scanned whole, before it is put on one line)."""
+    not scanned again; a multi-line memory is scanned whole, before it is put on one line). A stored
+    memory's redacted text is kept in ``memo`` with the user's other readings, when given (not a
+    summary's: each write makes a new one, and a user's readings grow only with their memories)."""
+    def safe(text: str | None) -> str | None:
+        return memo.reading(scope, "redacted", text, _redacted) if memo is not None and text else _safe(text)
+
     candidates = [
-        {"record_id": a.record_id, "content": _safe(a.record.get("content")), "source": a.record.get("source"),
+        {"record_id": a.record_id, "content": safe(a.record.get("content")), "source": a.record.get("source"),
          "domain": a.record.get("domain"), "session_id": a.record.get("session_id"),
          "similarity": round(a.similarity, 6), "weight": round(a.weight, 6), "effective": round(a.effective, 6),
          "admitted": a.admitted, "reasons": list(a.reasons)}
@@ -59,6 +65,7 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
                             "shown": sorted(set(shown))}
     if context is not None:
         text = render_text(context)
-        data.update(context=render_text([replace(item, text=_safe(item.text)) for item in context]),
+        data.update(context=render_text([replace(item, text=safe(item.text) if item.record_id is not None else _safe(item.text))
+                                         for item in context]),
                     context_chars=len(text), context_tokens=token_count(text))
     return AuditEvent("read", time, scope[1], scope[0], read_scope.get("session_id"), data)

@@ -100,7 +100,7 @@ def analyze(text: str) -> list[str]:
     return list(_terms(text))
 
 
-@text_cache(maxsize=8192)  # a read analyses the same candidate memories again and again
+@text_cache(maxsize=1024)  # a read analyses the same candidate memories again and again
 def _terms(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     asking: frozenset[str] = frozenset()  # words that ask when they follow the previous piece
@@ -150,7 +150,7 @@ def _bigrams(stretch: str) -> list[str]:
     return [pair for pair in pairs if pair not in FUNCTION_BIGRAMS]
 
 
-@text_cache(maxsize=65536)
+@text_cache(maxsize=2048)
 def stem(word: str) -> str:
     """The Porter stem of an English word; numbers, words of up to three letters and non-ASCII words
     stay as they are.

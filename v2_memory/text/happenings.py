@@ -52,7 +52,7 @@ _DONE_ZH = re.compile(r"了|过|看到|碰到|遇到|听到|看见")
 _CHANGE_ZH = re.compile(r"改|换|推迟|提前|取消|调到|挪到|其实|不是|不对|搞错|记错|说错|不再|现在")
 
 
-@text_cache(maxsize=4096)  # a read judges the summary's memories again and again
+@text_cache(maxsize=1024)  # a read judges the summary's memories again and again
 def is_happening(text: str) -> bool:
     """Whether ``text`` tells a one-off happening of the recent past (see the module docstring)."""
     clauses = read_message(text[:READ_LIMIT])

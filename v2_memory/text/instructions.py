@@ -179,7 +179,7 @@ def find_instruction(text: str, meter: Meter | None = None) -> Instruction | Non
     return _find_once(text)
 
 
-@text_cache(maxsize=4096)
+@text_cache(maxsize=1024)
 def _find_once(text: str) -> Instruction | None:
     normal = _normal(text)
     return _find(normal, Meter(), _reading(normal))  # the reading every rule shares (cached)

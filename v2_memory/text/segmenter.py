@@ -265,7 +265,7 @@ def read_message(text: str, meter: Meter | None = None) -> list[Clause]:
     return _read(text, meter)
 
 
-@text_cache(maxsize=4096)
+@text_cache(maxsize=1024)
 def _read_message_once(text: str) -> tuple[Clause, ...]:
     return tuple(_read(text, Meter()))
 

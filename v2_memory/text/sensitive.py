@@ -284,7 +284,7 @@ def find_sensitive(text: str) -> list[SensitiveFinding]:
     return list(_findings(text))
 
 
-@text_cache(maxsize=4096)  # a write, its identifiers and its log line all ask about the same text
+@text_cache(maxsize=1024)  # a write, its identifiers and its log line all ask about the same text
 def _findings(text: str, gated: bool = True) -> tuple[SensitiveFinding, ...]:
     view = text.translate(_HALF_WIDTH) if _FULL_WIDTH.search(text) else text
     gates = _gates(view) if gated else dict.fromkeys(_gates(view), True)  # ungated: the reference scan
@@ -353,7 +353,7 @@ def personal_data_kinds(value: Any) -> tuple[str, ...]:
     return tuple(kinds)
 
 
-@text_cache(maxsize=4096)  # every Message checks its ids; the same few ids come again and again
+@text_cache(maxsize=1024)  # every Message checks its ids; the same few ids come again and again
 def _kinds_in(text: str) -> tuple[str, ...]:
     return tuple(f.kind for f in find_sensitive(text))
 
