@@ -215,3 +215,34 @@ def test_a_take_back_inside_add_messages_is_forgotten_after_the_batch():
     memory.add_messages([{"role": "user", "content": "My loan is 20k with Norda Bank."},
                          {"role": "user", "content": "forget what I told you about the loan"}], user_id="u")
     assert "Norda" not in _texts(memory, "u")
+
+
+def test_what_is_kept_of_the_user_is_taken_back_whenever_the_session_said_it():
+    memory = _memory()  # a window of two: the number has left it by the time it is taken back
+    memory.add(Message("user", "my locker code at the pool is 5150, handy for later", "u", session_id="s"))
+    memory.add(Message("user", "I swim on Tuesdays and Thursdays", "u", session_id="s"))
+    memory.add(Message("user", "the pool closes at nine", "u", session_id="s"))
+    memory.add(Message("user", "actually, forget my locker code, I'd rather you didn't hold onto it", "u", session_id="s"))
+    context = memory.build_context("what's my locker code at the pool?", "u", session_id="s", top_k=5)
+    assert "5150" not in context
+    assert "Tuesdays" in memory.build_context("when do I swim?", "u", session_id="s", top_k=5)
+    memory.add(Message("user", "车牌号是浙A·7Q2K9，停车登记要用", "z", session_id="s"))
+    memory.add(Message("user", "今天游了一千米", "z", session_id="s"))
+    memory.add(Message("user", "周六要去爬山", "z", session_id="s"))
+    memory.add(Message("user", "车牌号你别存了，不太放心", "z", session_id="s"))
+    assert "7Q2K9" not in memory.build_context("我的车牌号是多少", "z", session_id="s", top_k=5)
+    assert "爬山" in memory.build_context("周六我要干嘛", "z", session_id="s", top_k=5)
+
+
+@pytest.mark.parametrize("asked, withdrawn, kept, query", [
+    ("以后每周五帮我推荐一部悬疑电影吧", "不用再推荐悬疑电影了，最近不想看", "我周五晚上一般在家", "周五晚上干点什么"),
+    ("this weekend can you remind me to repot the ficus", "stop reminding me to repot the ficus, done it", "I keep the ficus by the window",
+     "anything to do this weekend?"),
+])
+def test_a_request_after_a_time_word_is_a_request_and_can_be_withdrawn(asked, withdrawn, kept, query):
+    memory = _memory()
+    memory.add(Message("user", asked, "u"))
+    memory.add(Message("user", kept, "u"))
+    memory.add(Message("user", withdrawn, "u"))
+    context = memory.build_context(query, "u", top_k=5)
+    assert asked not in context and kept in context

@@ -154,14 +154,17 @@ class Governor:
         if plan.affirmation and resolver.confirm_reply(message, record_id):
             reasons += ("confirmed_previous_facts",)
         supersedes: tuple[int, ...] = ()
-        if plan.correction:
-            supersedes, found = resolver.correct(message, plan.correction, record_id)
-            reasons += found
         revoked: tuple[int, ...] = ()
-        if plan.revocations and not supersedes:  # a correction that found its target said it all
+        # A take-back first: "actually, please forget my address" takes the address back whole; its
+        # "actually" is no correction of one of its clauses.
+        if plan.revocations:
             previous = _pointed(before, recent)
             taken, found, forget = resolver.revoke(message, plan.revocations, record_id, recent, previous)
-            supersedes, reasons, revoked = taken, reasons + found, taken if forget else ()
+            supersedes, revoked = taken, taken if forget else ()
+            reasons += found if taken or not plan.correction else ()
+        if plan.correction and not supersedes:
+            supersedes, found = resolver.correct(message, plan.correction, record_id)
+            reasons += found
         facts: list[Fact] = []
         # A correction may state facts too ("不对，我用的是iPhone"); and "I like coffee, not tea"
         # corrects nothing if nothing said tea, but still says the user likes coffee.

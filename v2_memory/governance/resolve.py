@@ -112,17 +112,24 @@ class Resolver:
             said ("what I told you about X")   the store's search for X, any session        forgotten
             withdrawn ("stop reminding me")    the store's search for X, requests only      superseded
             plain ("forget the Kindle idea")   the recent window only                       superseded
+            kept ("forget my address")         the recent window, and the session's search   superseded
         """
         if record_id is None:
             return (), ("revocation_target_not_found",), False
         for revocation in revocations:
-            if revocation.pointer or not (revocation.said or revocation.withdraws):
-                ids = ([previous] if previous is not None else []) if revocation.pointer else list(recent)
+            if revocation.pointer:
+                ids = [previous] if previous is not None else []
                 candidates = self._live([r for r in (self.store.get(rid) for rid in ids) if r is not None], message, record_id)
+            elif revocation.said or revocation.withdraws:
+                candidates = self._live(self._search(revocation.about, message), message, record_id)
             else:
-                hits = hooks_of(self.store).lexical.search(revocation.about, message.user_id, top_k=REVOCATION_CANDIDATES,
-                                                           threshold=1e-9, tenant_id=message.tenant_id)
-                candidates = self._live([h.record for h in hits], message, record_id)
+                # A plain thing ("forget the hotel"): the recent turns; what is kept of the user
+                # ("forget my address", "学校名字你别存了"): also what this session said of it
+                # before them (a conversation goes on past the window).
+                window = [r for r in (self.store.get(rid) for rid in recent) if r is not None]
+                earlier = [r for r in self._search(revocation.about, message) if r.get("session_id") == message.session_id
+                           and r["record_id"] not in recent] if revocation.kept else []
+                candidates = self._live(window + earlier, message, record_id)
             targets = revocation_targets(revocation, sorted(candidates, key=lambda r: r["record_id"], reverse=True))
             if targets:
                 spans: dict[int, list[tuple[int, int]]] = {}
@@ -132,6 +139,12 @@ class Resolver:
                     self.supersede_spans(message, revoked, parts, record_id)
                 return tuple(spans), (f"revocation_target:{targets[0].how}",), revocation.pointer or revocation.said
         return (), ("revocation_target_not_found",), False
+
+    def _search(self, about: str, message: Message) -> list[dict[str, Any]]:
+        """The user's records that share words with ``about`` (the store's search: a write costs
+        what its matches cost, however long the history)."""
+        return [h.record for h in hooks_of(self.store).lexical.search(about, message.user_id, top_k=REVOCATION_CANDIDATES,
+                                                                       threshold=1e-9, tenant_id=message.tenant_id)]
 
     def _live(self, records: list[dict[str, Any]], message: Message, exclude: int | None) -> list[dict[str, Any]]:
         """The user's own live statements among ``records``, of the message's task (not ``exclude``)."""

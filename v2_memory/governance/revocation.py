@@ -17,7 +17,8 @@ Because a take-back can delete, how far it reaches depends on how clearly it say
 (``Resolver.revoke`` applies it): a pointer means the user's turn just before; words naming what
 was *said* ("what I told you about the loan", ``said``) mean every statement holding the thing's
 words — both are forgotten; a withdrawn request, or a plain thing ("forget the Kindle idea") among
-the recent turns, is only superseded. *delete*, *cancel*, 删掉, 取消 count only with words pointing
+the recent turns, is only superseded — and so is the user's own attribute, whenever this session said it
+("forget my address", "学校名字你别存了": what is *kept of the user*, ``kept``). *delete*, *cancel*, 删掉, 取消 count only with words pointing
 at what was said: "cancel my last order" is about the world. Words that name nothing take nothing
 back; a bare "forget it" or "never mind" is conversation, not a revocation. A question or a
 conditional revokes nothing ("should I forget about the loan?"), nor does someone else's request
@@ -55,6 +56,7 @@ class Revocation:
     withdraws: bool  # a withdrawn request ("stop reminding me to ..."): the request is what goes
     withheld_from: int | None = None  # "don't store this: …": what follows this offset is never stored
     said: bool = False  # the words name what was *said* ("what I told you about X"): it is forgotten
+    kept: bool = False  # about what is kept of the user ("forget my address", "学校名字别存了"): reaches the session
 
 
 # -- English -------------------------------------------------------------------------------------
@@ -183,7 +185,8 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
         return Revocation("", True, False) if _BARE_POINTER_EN.match(obj) else None
     about = _clean(_FRAME_EN.sub(" ", obj))
     if terms_of(about):
-        return Revocation(about, False, False, said=said)
+        kept = bool(match.group("keep")) or _MINE_EN.match(obj) is not None
+        return Revocation(about, False, False, said=said, kept=kept)
     if _POINTER_EN.search(obj):
         return Revocation("", True, False)
     return None  # "forget it", "never mind": conversation, not a revocation
@@ -211,12 +214,15 @@ def _chinese(clause: Clause) -> Revocation | None:
     # The thing stands before the verb ("把那条关于房租的删掉", "学校名字你别存了").
     about = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
     if terms_of(about):
-        return Revocation(re.sub(r"\s{1,8}", " ", about), False, False, said=said)
+        kept = bool(match.group("keep")) or "我的" in before + after
+        return Revocation(re.sub(r"\s{1,8}", " ", about), False, False, said=said, kept=kept)
     if _POINTER_ZH.search(core):
         return Revocation("", True, False)
     return None
 
 
+# "forget my address": the user's own attribute, whenever they said it (not "forget the hotel": a plan).
+_MINE_EN = re.compile(r"^\s{0,8}(?:all\s{1,8}(?:of\s{1,8})?|everything\s{1,8}about\s{1,8})?my\b", re.I)
 _ASKS_ZH = re.compile(r"帮我|给我|请|麻烦|把|将|你")
 
 

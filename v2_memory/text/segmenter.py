@@ -87,9 +87,6 @@ _SELF_REPORT = re.compile(r"^我(?:刚才|之前|早就|已经|不是)?(?:说|�
                           r"|^(?:我)?(?:先|再)?(?:跟|和|给|同|对|向)(?:你|您)(?:说|讲|汇报|报告|更新)|^(?:我)?(?:先|再)?告诉(?:你|您)"
                           r"|^(?:let\s+me|i\s+(?:have|need|want|should|must|gotta)\s+(?:to\s+)?)(?:tell|update|inform)\s+you\b"
                           r"|^(?:just\s+)?(?:to\s+)?let(?:ting)?\s+you\s+know\b", re.I)
-_REQUEST = re.compile(r"^(?:请|麻烦|帮我|帮忙|给我|提醒我|记得|别|不要|不用|甭|让我们|咱们)"
-                      r"|^(?:please|can\s+you|could\s+you|would\s+you|help\s+me|remind\s+me|tell\s+me|let'?s|don'?t|do\s+not|never|stop)\b",
-                      re.I)
 
 # -- whose clause it is -----------------------------------------------------------------------------
 # People a user talks about: kin, partners, friends, colleagues (a family of nouns, not a phrase list).
@@ -101,6 +98,18 @@ _PEOPLE_EN = (r"mom|mother|mum|dad|father|parents?|son|daughter|kids?|children|c
               r"roommates?|flatmates?|classmates?|teacher|students?|brother|sister|siblings?|grandma|grandmother|grandpa|"
               r"grandfather|uncle|aunt|cousin|family|neighbou?r|clients?|customers?|nephew|niece|cat|dog|doctor|"
               r"in-laws|(?:mother|father|sister|brother|son|daughter)s?-in-law")
+# A time adverbial before the request does not change what is asked: "周末帮我推荐…",
+# "今天先帮我挑…", "tomorrow, can you remind me …" ask as much as the bare request. ("给我妈买了花"
+# is for someone, not a request.)
+_WHEN_ZH = (r"(?:你)?(?:(?:每|这|下|本|下个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:每|这|下)个?月(?:底|初)?|每天|每晚|每早|"
+            r"今天|明天|后天|今晚|明晚|今早|明早|早上|晚上|中午|上午|下午|以后|今后|之后|回头|到时候?|有空(?:的时候)?|下次|平时|"
+            r"待会儿?|等会儿?|一会儿?|现在|马上){0,2}(?:先|再|就|也|都)?")
+_WHEN_EN = (r"(?:(?:tomorrow|today|tonight|later(?:\s+today)?|this\s+(?:weekend|week|morning|afternoon|evening)|"
+            r"next\s+(?:week|time|month)|every\s+(?:day|morning|evening|night|week)|from\s+now\s+on|going\s+forward|"
+            r"in\s+the\s+future)[,\s]{1,3})?")
+_REQUEST = re.compile(rf"^{_WHEN_ZH}(?:请|麻烦|帮我|帮忙|给我(?!(?:{_PEOPLE_ZH}))|提醒我|记得|别|不要(?!紧)|不用|甭|让我们|咱们)"
+                      rf"|^{_WHEN_EN}(?:please|can\s+you|could\s+you|would\s+you|help\s+me|remind\s+me|tell\s+me|let'?s|don'?t|do\s+not|never|stop)\b",
+                      re.I)
 _OTHER_ZH = re.compile(rf"^(?:我们|咱们|你|您|他|她|它|大家|别人|有人|人家|对方|某人)|^(?:我的?|你的?|他的?|她的?)?(?:{_PEOPLE_ZH})")
 _USER_ZH = re.compile(rf"^(?:我(?!们)|本人|自己|叫我)")
 _OTHER_EN = re.compile(rf"^(?:(?:my|our|your|his|her|their|a|the)\s+(?:best\s+|old\s+|new\s+|little\s+|older\s+|younger\s+)?(?:{_PEOPLE_EN})\b"
