@@ -78,3 +78,25 @@ def test_erasing_a_user_empties_the_readings_kept_of_their_memories(tmp_path, cl
         memory.erase_user("ann")
         assert memory.governor.memo.users() == []  # every reading keyed by an erased text is gone
         assert "tulip" in memory.build_context("where are the tulip bulbs", "bob")
+
+
+def test_an_answer_computed_across_an_erasure_is_not_kept():
+    from v2_memory.text.memo import UserMemo, forget_texts, text_cache
+
+    @text_cache(maxsize=8)
+    def erased_meanwhile(text):
+        forget_texts()  # an erasure in another thread lands while this text is analysed
+        return text.upper()
+
+    assert erased_meanwhile("my PIN is 4471") == "MY PIN IS 4471"
+    assert erased_meanwhile.cache_info().currsize == 0
+    memo, computed = UserMemo(), []
+
+    def count(text):
+        computed.append(text)
+        return text
+
+    assert memo.reading(("t", "ann"), "kind", "my PIN is 4471", lambda t: (forget_texts(), t)[1]) == "my PIN is 4471"
+    memo.reading(("t", "ann"), "kind", "my PIN is 4471", count)
+    memo.reading(("t", "ann"), "kind", "my PIN is 4471", count)
+    assert computed == ["my PIN is 4471"]  # not kept across the erasure; kept once computed cleanly

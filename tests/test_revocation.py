@@ -246,3 +246,20 @@ def test_a_request_after_a_time_word_is_a_request_and_can_be_withdrawn(asked, wi
     memory.add(Message("user", withdrawn, "u"))
     context = memory.build_context(query, "u", top_k=5)
     assert asked not in context and kept in context
+
+
+def test_a_correction_and_a_take_back_in_one_message_both_speak():
+    memory = MemoryManager(store_path=None, window_size=1)
+    memory.add(Message("user", "the book club meets on Wednesday at 7", "u"))
+    memory.add(Message("user", "my gate code is 4471", "u"))
+    said = memory.add(Message("user", "Oops, book club is on Thursday, not Wednesday. And forget my gate code.", "u"))
+    assert len(said.supersedes) == 2
+    assert "Wednesday at 7" not in memory.build_context("when does the book club meet?", "u", top_k=5)
+    assert "4471" not in memory.build_context("what's my gate code?", "u", top_k=5)
+
+
+@pytest.mark.parametrize("text", ["今天请假了", "周末不用上班", "晚上别人都睡了", "早上给我打了电话", "现在请假很难",
+                                  "tomorrow never comes", "请客的是老王"])
+def test_a_time_word_or_a_look_alike_marker_does_not_make_a_statement_a_request(text):
+    from v2_memory.text.segmenter import read_message
+    assert [c.act for c in read_message(text)] != ["request"], text

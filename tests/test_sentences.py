@@ -21,6 +21,11 @@ def facts(text):
     ("我妈总说我不吃辣", "report"), ("my friend says I love cats", "report"), ("听说我对猫过敏", "report"),
     ("请帮我订个会议室", "request"), ("can you book a table", "request"),
     ("我不吃香菜", "statement"),
+    # a bare imperative asks for a piece of work; a verb that names no such work, or a noun, states
+    ("outline a talk on sleep hygiene", "request"), ("translate this menu into Spanish", "request"),
+    ("介绍几部科幻电影", "request"), ("解释一下什么叫复利", "request"),
+    ("下周三提醒我交物业费", "request"), ("plan to visit Rome next year", "statement"),
+    ("write-up went out on Friday", "statement"), ("今天给我发了奖金", "statement"),
 ])
 def test_each_clause_has_its_speech_act(text, act):
     assert {c.act for c in read_message(text)} == {act}

@@ -31,6 +31,7 @@ from .judge import Judge
 from .persona import SINGLE_VALUED_KEYS, render_fact
 from .reply import asks, reply_to
 from .resolve import Resolver
+from .revocation import detect_revocations
 from .rewording import collapse_rewordings
 from .policy import default_source, is_trusted
 from .router import Route, route
@@ -155,16 +156,16 @@ class Governor:
             reasons += ("confirmed_previous_facts",)
         supersedes: tuple[int, ...] = ()
         revoked: tuple[int, ...] = ()
-        # A take-back first: "actually, please forget my address" takes the address back whole; its
-        # "actually" is no correction of one of its clauses.
         if plan.revocations:
             previous = _pointed(before, recent)
             taken, found, forget = resolver.revoke(message, plan.revocations, record_id, recent, previous)
-            supersedes, revoked = taken, taken if forget else ()
-            reasons += found if taken or not plan.correction else ()
-        if plan.correction and not supersedes:
-            supersedes, found = resolver.correct(message, plan.correction, record_id)
-            reasons += found
+            supersedes, revoked, reasons = taken, taken if forget else (), reasons + found
+        # Both a correction and a take-back may speak ("it's on Tuesday, not Monday. And forget my
+        # locker code"); but a correction whose new words are themselves a take-back ("actually,
+        # please forget my address") is that take-back, not a correction of one of its clauses.
+        if plan.correction and not (supersedes and detect_revocations(plan.correction.new_value)):
+            corrected, found = resolver.correct(message, plan.correction, record_id)
+            supersedes, reasons = supersedes + tuple(r for r in corrected if r not in supersedes), reasons + found
         facts: list[Fact] = []
         # A correction may state facts too ("不对，我用的是iPhone"); and "I like coffee, not tea"
         # corrects nothing if nothing said tea, but still says the user likes coffee.

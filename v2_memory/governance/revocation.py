@@ -244,7 +244,7 @@ def revocation_targets(revocation: Revocation, candidates: list[dict[str, Any]])
         return []
     # All of a short description's words; two thirds of a longer one's ("water the plants on the balcony").
     needed = len(wanted) if len(wanted) <= 2 else -(-2 * len(wanted) // 3)
-    how = "withdrawn" if revocation.withdraws else "named" if revocation.said else "recent"
+    how = "withdrawn" if revocation.withdraws else "named" if revocation.said else "kept" if revocation.kept else "recent"
     targets: list[Target] = []
     for record in candidates:
         for start, end, asks in _sentences(record["content"]):

@@ -138,12 +138,12 @@ class SqliteVectorStore(StoreHooks):
         return _record(row) if row else None
 
     def get_many(self, record_ids: Iterable[int], scope: Scope | None = None) -> dict[int, dict[str, Any]]:
-        """Several records by id: those of ``scope`` (whose they should be) from its cached
-        partition, current as a search's, the rest in one statement per ``CHUNK`` (a read's summary
+        """Several records by id: those of ``scope`` (whose they should be) from its partition
+        when it is cached, current as a search's, the rest in one statement per ``CHUNK`` (a read's summary
         judges the records it shows on every read: a query each time was most of its cost)."""
         found: dict[int, dict[str, Any]] = {}
         wanted = list(record_ids)
-        if scope is not None:
+        if scope is not None and scope in self._cache:  # a cold user is not loaded whole for a few ids
             with self._lock:
                 records = self._partition(scope).records
                 for record_id in wanted:

@@ -67,6 +67,7 @@ class _TextMemo:
         self.function, self.maxsize, self.max_chars, self.max_total = function, maxsize, max_chars, max_total
         self._answers: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()  # args -> (answer, characters)
         self._chars = self._hits = self._misses = 0
+        self._generation = 0  # moves at every clear: an answer computed across one is not kept
         self._lock = threading.Lock()
 
     def __call__(self, *args: Any) -> Any:
@@ -77,12 +78,15 @@ class _TextMemo:
                 self._hits += 1
                 return kept[0]
             self._misses += 1
+            generation = self._generation
         answer = self.function(*args)
         size = sum(len(arg) for arg in args if isinstance(arg, str))
         if size > self.max_chars:
             return answer  # a long text is computed, not kept
         with self._lock:
-            if args not in self._answers:
+            # subtle: an erasure's clear may have come while this answer was computed; its text is
+            # then one the erasure removed, and must not come back into the cache.
+            if generation == self._generation and args not in self._answers:
                 self._answers[args] = (answer, size)
                 self._chars += size
                 while len(self._answers) > self.maxsize or self._chars > self.max_total:
@@ -97,6 +101,7 @@ class _TextMemo:
         with self._lock:
             self._answers.clear()
             self._chars = self._hits = self._misses = 0
+            self._generation += 1
 
 
 def text_cache(maxsize: int, max_chars: int = 4_000, max_total: int = MAX_TOTAL_CHARS) -> Callable[[F], F]:
@@ -127,6 +132,7 @@ class UserMemo:
 
     def __init__(self, users: int = DEFAULT_CACHE_USERS) -> None:
         self._users: LruCache[Hashable, dict[tuple[str, str], Any]] = LruCache(users)
+        self._generation = 0  # moves at every clear, as in the text caches
         self._lock = threading.Lock()
         _USER_MEMOS.add(self)
 
@@ -138,9 +144,11 @@ class UserMemo:
                 readings = self._users[scope] = {}
             elif key in readings:
                 return readings[key]
+            generation = self._generation
         answer = read(text)
         with self._lock:
-            readings[key] = answer
+            if generation == self._generation:
+                readings[key] = answer
         return answer
 
     def users(self) -> list[Hashable]:
@@ -151,6 +159,7 @@ class UserMemo:
     def cache_clear(self) -> None:
         with self._lock:
             self._users.clear()
+            self._generation += 1
 
 
 def forget_texts() -> None:

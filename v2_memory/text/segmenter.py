@@ -98,17 +98,30 @@ _PEOPLE_EN = (r"mom|mother|mum|dad|father|parents?|son|daughter|kids?|children|c
               r"roommates?|flatmates?|classmates?|teacher|students?|brother|sister|siblings?|grandma|grandmother|grandpa|"
               r"grandfather|uncle|aunt|cousin|family|neighbou?r|clients?|customers?|nephew|niece|cat|dog|doctor|"
               r"in-laws|(?:mother|father|sister|brother|son|daughter)s?-in-law")
-# A time adverbial before the request does not change what is asked: "周末帮我推荐…",
-# "今天先帮我挑…", "tomorrow, can you remind me …" ask as much as the bare request. ("给我妈买了花"
-# is for someone, not a request.)
+# A time adverbial before a clear request does not change what is asked: "周末帮我推荐…",
+# "今天先帮我挑…", "tomorrow can you remind me …" ask as much as the bare request. After a time
+# word only the unmistakable markers count: "今天请假了", "周末不用上班", "晚上别人都睡了",
+# "今天给我发了工资", "tomorrow never comes" state, they do not ask. ("给我妈买了花" is for
+# someone; "请假", "请客", "别人", "不要紧" ask nothing wherever they stand.)
 _WHEN_ZH = (r"(?:你)?(?:(?:每|这|下|本|下个)?(?:周|星期|礼拜)[一二三四五六日天末]?|(?:每|这|下)个?月(?:底|初)?|每天|每晚|每早|"
             r"今天|明天|后天|今晚|明晚|今早|明早|早上|晚上|中午|上午|下午|以后|今后|之后|回头|到时候?|有空(?:的时候)?|下次|平时|"
-            r"待会儿?|等会儿?|一会儿?|现在|马上){0,2}(?:先|再|就|也|都)?")
-_WHEN_EN = (r"(?:(?:tomorrow|today|tonight|later(?:\s+today)?|this\s+(?:weekend|week|morning|afternoon|evening)|"
+            r"待会儿?|等会儿?|一会儿?|现在|马上){1,2}(?:先|再|就|也|都)?")
+_WHEN_EN = (r"(?:tomorrow|today|tonight|later(?:\s+today)?|this\s+(?:weekend|week|morning|afternoon|evening)|"
             r"next\s+(?:week|time|month)|every\s+(?:day|morning|evening|night|week)|from\s+now\s+on|going\s+forward|"
-            r"in\s+the\s+future)[,\s]{1,3})?")
-_REQUEST = re.compile(rf"^{_WHEN_ZH}(?:请|麻烦|帮我|帮忙|给我(?!(?:{_PEOPLE_ZH}))|提醒我|记得|别|不要(?!紧)|不用|甭|让我们|咱们)"
-                      rf"|^{_WHEN_EN}(?:please|can\s+you|could\s+you|would\s+you|help\s+me|remind\s+me|tell\s+me|let'?s|don'?t|do\s+not|never|stop)\b",
+            r"in\s+the\s+future)[,\s]{1,3}")
+# A bare imperative asks the assistant for a piece of work: "explain a Roth IRA", "summarize Hamlet",
+# "讲个笑话", "来个20分钟的锻炼计划", "推荐几本书". Only verbs of asking for work, in their base
+# form, and (Chinese) followed by what is asked for: "plan to visit Rome", "book club is on
+# Thursday", "说个事" stay statements.
+_IMPERATIVE_EN = (r"(?:explain|summari[sz]e|suggest|recommend|write|give\s+me|tell\s+me|translate|compare|describe|draft|"
+                  r"generate|create|teach\s+me|calculate|convert|brainstorm|outline|rewrite|proofread|define)(?![\w-])(?!\s+(?:is|was|are|were)\b)")
+_IMPERATIVE_ZH = (r"(?:讲|来|推荐|介绍|解释|翻译|写|总结|列|算|比较|讲讲|说说|聊聊|科普)"
+                  r"(?:一?个|一下|一首|一篇|一份|一段|几[个本首部条篇道样种]?|点|些|首|篇|份|段|道)")
+_REQUEST = re.compile(rf"^(?:请(?!假|客)|麻烦|帮我|帮忙|给我(?!(?:{_PEOPLE_ZH}))|提醒我|记得|别(?!人)|不要(?!紧)|不用|甭|让我们|咱们)"
+                      rf"|^{_IMPERATIVE_ZH}|^{_IMPERATIVE_EN}"
+                      rf"|^{_WHEN_ZH}(?:帮我|帮忙|麻烦|提醒我|请你|你别|别再|不要再|不用再|记得)"
+                      r"|^(?:please|can\s+you|could\s+you|would\s+you|help\s+me|remind\s+me|tell\s+me|let'?s|don'?t|do\s+not|never|stop)\b"
+                      rf"|^{_WHEN_EN}(?:please|can\s+you|could\s+you|would\s+you|help\s+me|remind\s+me|tell\s+me|don'?t|do\s+not)\b",
                       re.I)
 _OTHER_ZH = re.compile(rf"^(?:我们|咱们|你|您|他|她|它|大家|别人|有人|人家|对方|某人)|^(?:我的?|你的?|他的?|她的?)?(?:{_PEOPLE_ZH})")
 _USER_ZH = re.compile(rf"^(?:我(?!们)|本人|自己|叫我)")
