@@ -90,3 +90,15 @@ def test_a_yes_in_another_session_or_task_verifies_nothing():
     assert "verified_previous_reply" not in memory.add(Message("user", "sure", "u", task_id="y")).reasons
     states = memory.governor.states([guess.record_id, offer.record_id])
     assert not states[guess.record_id].verified and not states[offer.record_id].verified
+
+
+def test_a_new_session_answers_nothing_the_model_said_in_the_last_one():
+    memory = MemoryManager(store_path=None, window_size=4)
+    memory.add(Message("user", "for this chat only, talk like a 1920s radio announcer", "u", session_id="old"))
+    memory.add(Message("assistant", "Good evening, ladies and gentlemen of the wireless!", "u", session_id="old"))
+    memory.end_session("u", "old")
+    memory.add(Message("user", "draft a formal note to my landlord about the boiler", "u", session_id="new"))
+    context = memory.build_context("go ahead", "u", session_id="new")
+    assert "wireless" not in context and "landlord" in context
+    memory.add(Message("assistant", "Dear Ms. Okafor, the boiler has failed twice this week.", "u", session_id="new"))
+    assert "Okafor" in memory.build_context("go ahead", "u", session_id="new")  # this session's last turn stays

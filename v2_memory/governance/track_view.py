@@ -95,8 +95,11 @@ class TrackView:
             return entries
         states = self.ledger.states(rid for rid, _ in entries if rid is not None)
         # The model's own unverified words stay in the window only while they are its last turn,
-        # the one the user is answering; an older one the user never took up is not evidence.
+        # the one the user is answering; an older one the user never took up is not evidence, nor
+        # one from another session: a new session answers nothing said in the last one.
         last_reply = max((i for i, (_, m) in enumerate(entries) if m.role == "assistant"), default=-1)
+        if last_reply >= 0 and session_id is not None and entries[last_reply][1].session_id != session_id:
+            last_reply = -1
         return [(rid, message) for i, (rid, message) in enumerate(entries)
                 if not (rid in states and states[rid].superseded_by is not None)
                 and not (i != last_reply and rid in states and not states[rid].verified)
