@@ -154,3 +154,24 @@ def test_bad_calls_change_nothing(manager, call, error):
     with pytest.raises(error):
         call(manager)
     assert (manager.build_context("memory"), manager.store.records("default")) == before
+
+
+def test_a_summary_fold_reads_only_the_new_snippet(monkeypatch):
+    """Whether a snippet only asks is read once, when it is made: a fold does not re-read the
+    summary's other snippets (it did, every fold: the summary's cost grew with its length)."""
+    from v2_memory.tracks import summarizer as module
+    from v2_memory.tracks.summarizer import ExtractiveSummarizer, Summary
+
+    read = []
+    real = module._only_asks
+    monkeypatch.setattr(module, "_only_asks", lambda text: read.append(text) or real(text))
+    folder, summary = ExtractiveSummarizer(max_chars=200, snippet_chars=40), Summary()
+    for n in range(60):
+        text = f"what time does shop {n} open?" if n % 3 == 0 else f"I visited shop number {n} today"
+        summary = folder.fold(summary, Message("user", text), n)
+    assert len(read) == 60
+    assert all("?" not in part for part in summary.parts[:-1])  # the questions went first, as before
+    reloaded = Summary(summary.text, summary.covers, summary.parts, summary.shows)  # as read back from storage
+    read.clear()
+    folder.fold(reloaded, Message("user", "one more"), 60)
+    assert len(read) == len(summary.parts) + 1  # read again once after a reload, then carried along

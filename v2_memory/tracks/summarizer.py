@@ -10,7 +10,7 @@ changing, as long as it returns a new ``Summary`` that adds ``record_id`` to ``c
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Hashable, Protocol, runtime_checkable
 
 from ..messages import Message
@@ -31,6 +31,8 @@ class Summary:
     covers: tuple[int, ...] = ()
     parts: tuple[str, ...] = ()
     shows: tuple[int | None, ...] | None = None
+    # Whether each part only asks (read once, when the part is made; None: not known, read again)
+    asks: tuple[bool, ...] | None = field(default=None, compare=False)
 
 
 @runtime_checkable
@@ -74,16 +76,22 @@ class ExtractiveSummarizer:
         shows = list(summary.shows) if summary.shows is not None and len(summary.shows) == len(summary.parts) \
             else [None] * len(summary.parts)
         shows.append(record_id)
+        # Each snippet is read once, when it is made: whether it only asks.
+        asks = list(summary.asks) if summary.asks is not None and len(summary.asks) == len(summary.parts) \
+            else [_only_asks(part.partition(": ")[2]) for part in summary.parts]
+        asks.append(_only_asks(content))
         # Step 2: drop snippets until the body fits the bound — those that only ask first.
         size = len(" | ".join(parts))
         while len(parts) > 1 and size > self.max_chars:
-            index = _first_to_drop(parts)
+            index = _first_to_drop(asks)
             dropped = parts.pop(index)
             shows.pop(index)
+            asks.pop(index)
             size -= len(dropped) + len(" | ")
         covers = summary.covers + (record_id,)
         noun = "message" if len(covers) == 1 else "messages"
-        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, tuple(parts), tuple(shows))
+        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, tuple(parts), tuple(shows),
+                       tuple(asks))
 
 
 _BOUNDARY = "，,。.;；、—–:：!！ "
@@ -105,13 +113,10 @@ def clip(text: str, limit: int) -> str:
     return head.rstrip(_BOUNDARY) + "…"
 
 
-def _first_to_drop(parts: list[str]) -> int:
+def _first_to_drop(asks: list[bool]) -> int:
     """The oldest snippet that only asks (the newest too: a question adds nothing to the story);
     else the oldest."""
-    for index, part in enumerate(parts):
-        if _only_asks(part.partition(": ")[2]):
-            return index
-    return 0
+    return asks.index(True) if True in asks else 0
 
 
 def _only_asks(text: str) -> bool:
