@@ -151,6 +151,8 @@ def test_forget_finds_reads_that_showed_only_a_clipped_summary_snippet(tmp_path,
         secret = memory.add(Message("user", long)).record_id
         memory.add(Message("user", "weather is fine"))
         memory.build_context("weather")  # the summary shows a clipped snippet of the secret
+        memory.audit.reads()  # the read's event waits for the next write, or this look at the log
+        assert b"therapist" in (tmp_path / "memory_store.reads.jsonl").read_bytes()  # on disk before the forget
         memory.forget("default", secret)
     reads = (tmp_path / "memory_store.reads.jsonl").read_bytes()
     assert b"therapist" not in reads and b"panic" not in reads

@@ -250,6 +250,7 @@ def test_looking_at_a_manager_reads_nothing_into_the_logs(tmp_path, clock):
     with MemoryManager(store_path=tmp_path / "m.json", clock=clock) as memory:
         memory.add(Message("user", "记住我喜欢绿茶", user_id="ann"))
         memory.build_context("绿茶", user_id="ann")
+        memory.audit.reads()  # the read's event is written (it waits for the next write or a look at the log)
         logs = [tmp_path / name for name in ("m.json", "m.reads.jsonl", "m.writes.jsonl")]  # store, both logs
         before = ([f.read_bytes() for f in logs], len(memory.audit.reads()), len(memory.audit.writes()))
         repr(memory), memory._repr_html_()

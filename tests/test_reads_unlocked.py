@@ -30,11 +30,22 @@ def _held(path):
 
 
 def _events(memory, user):
+    """The user's read events as this process sees them (its waiting ones are written first)."""
     return [e for e in memory.audit.reads() if e.user_id == user]
 
 
 def _usage(memory, record_id):
+    """The usage this process reads (what waits to be written applied)."""
     return memory.storage.ledger.states([record_id])[record_id].usage
+
+
+def _on_disk(path, user):
+    """What another connection finds in the file: the user's read events, and every usage."""
+    with sqlite3.connect(path) as other:
+        events = other.execute("SELECT count(*) FROM audit_events WHERE log = 'reads' AND user_id = ?", (user,))
+        count = events.fetchone()[0]
+        usage = dict(other.execute("SELECT record_id, usage FROM memories").fetchall())
+    return count, usage
 
 
 def test_a_read_answers_while_another_connection_holds_the_write_lock(tmp_path):
@@ -56,25 +67,32 @@ def test_what_a_read_recorded_is_written_with_the_next_write(tmp_path):
     with MemoryManager(store_path=path) as memory:
         kept = memory.add(Message("user", "The boiler service is every October", "ann")).record_id
         memory.storage.ledger.db.execute("UPDATE memories SET usage = 0.5 WHERE record_id = ?", (kept,))
-        before = len(_events(memory, "ann"))
         lock = _held(path)
         try:
             assert memory.retrieve("when is the boiler service", "ann")[0].record["record_id"] == kept
         finally:
             lock.rollback()
-        assert len(_events(memory, "ann")) == before and _usage(memory, kept) == 0.5
+        assert _on_disk(path, "ann") == (0, {kept: 0.5})  # nothing written yet
+        assert _usage(memory, kept) == 0.5 * 1.25  # but this process already ranks by it
         memory.add(Message("user", "Another note about the garden", "bob"))
-        assert len(_events(memory, "ann")) == before + 1
-        assert _usage(memory, kept) == 0.5 * 1.25  # what it returned is reinforced, once
+        count, usage = _on_disk(path, "ann")
+        assert count == 1 and usage[kept] == 0.5 * 1.25  # what it returned is reinforced, once
+        assert _usage(memory, kept) == 0.5 * 1.25 and len(_events(memory, "ann")) == 1
 
 
-def test_alone_on_a_store_every_read_is_recorded_at_once(tmp_path):
-    with MemoryManager(store_path=tmp_path / "memory.sqlite3") as memory:
-        memory.add(Message("user", "The boiler service is every October", "ann"))
+def test_alone_on_a_store_reads_are_written_in_batches_and_seen_at_once(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        kept = memory.add(Message("user", "The boiler service is every October", "ann")).record_id
+        memory.storage.book.max_reads = 4
         for n in range(3):
             memory.build_context("boiler service", "ann")
-            assert len(_events(memory, "ann")) == n + 1
-        assert memory.storage.book.pending == 0
+            assert _on_disk(path, "ann") == (0, {kept: 1.0}) and memory.storage.book.pending > 0
+        memory.build_context("boiler service", "ann")  # the fourth: all four in one commit
+        assert _on_disk(path, "ann")[0] == 4 and memory.storage.book.pending == 0
+        memory.build_context("boiler service", "ann")
+        assert len(_events(memory, "ann")) == 5  # a look at the log writes what waits first
+        assert _on_disk(path, "ann")[0] == 5 and memory.storage.book.pending == 0
 
 
 def test_closing_writes_what_reads_recorded(tmp_path):
@@ -101,9 +119,9 @@ def test_a_read_that_finds_enough_waiting_writes_them_all(tmp_path, monkeypatch)
             memory.build_context("boiler service", "ann")
         finally:
             lock.rollback()
-        assert _events(memory, "ann") == []
-        memory.build_context("boiler service", "ann")  # the lock is free: all three go now
-        assert len(_events(memory, "ann")) == 3 and memory.storage.book.pending == 0
+        assert _on_disk(path, "ann")[0] == 0
+        memory.build_context("boiler service", "ann")  # the third: all three go now
+        assert _on_disk(path, "ann")[0] == 3 and memory.storage.book.pending == 0
 
 
 def test_an_erasure_elsewhere_drops_what_waited_and_nothing_comes_back(tmp_path):

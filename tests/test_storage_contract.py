@@ -802,8 +802,8 @@ import os, sys
 from v2_memory import MemoryManager, Message
 memory = MemoryManager(store_path=sys.argv[1])
 for n in range(3):
+    memory.build_context("记忆污染", "ann")  # its event is written with the next add
     memory.add(Message("user", f"第{n}条 记忆污染 笔记", "ann"))
-    memory.build_context("记忆污染", "ann")
 os._exit(0)  # like kill -9: no close, the last block's outbox rows are still there
 """
 
@@ -848,6 +848,7 @@ def test_forget_after_a_failed_log_append_leaves_no_outbox_row_quoting_the_recor
         monkeypatch.setattr(AuditLog, "append_lines", fails_once)
         with pytest.warns(DelayedLogWarning, match="No space"):  # committed: the call itself succeeds
             memory.build_context("记忆污染", "ann")
+            memory.audit.reads()  # which writes the read's bookkeeping first
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DelayedLogWarning)  # the second failure, wherever it lands
             assert memory.forget("ann", doomed)
@@ -1290,10 +1291,10 @@ def test_a_database_log_keeps_its_newest_events_and_a_new_process_trims_on_its_f
         assert len(memory.audit.reads()) == 5 + 15
     with backend.open() as memory:  # another process: it trims on its first append, not 100 later
         memory.storage.audit.max_events = 3
+        assert memory.retrieve("阈值", "u1")  # the memory itself is untouched
         memory.build_context("记忆 last", "u1")
         assert [e.data["query"] for e in memory.audit.reads()][-1] == "记忆 last"
         assert len(memory.audit.reads()) == 3
-        assert memory.retrieve("阈值", "u1")  # the memory itself is untouched
         # At its real cadence: a log of 200 is trimmed every 2 appends, so it holds 200 or 201.
         memory.storage.audit.max_events = 200
         memory.storage.audit.import_events("reads", memory.audit.reads() * 150)

@@ -41,9 +41,12 @@ def check_max_events(value: Any) -> int:
 
 
 class EventBound:
-    """``max_events``, checked whenever it is set: how many events a log that counts them keeps."""
+    """``max_events``, checked whenever it is set: how many events a log that counts them keeps;
+    and ``settle``, which the storage sets: it writes the read events this process keeps waiting
+    (``read_book.py``), called before ``reads()`` reads, so a process reads its own reads."""
 
     _max_events: int = MAX_EVENTS
+    settle: Callable[[], None] | None = None
 
     @property
     def max_events(self) -> int:
@@ -245,6 +248,9 @@ class JsonlAuditLog(EventBound):
         return self._events("writes")
 
     def reads(self) -> list[AuditEvent]:
+        """Every read-log event, oldest first, this process's waiting reads written first (``settle``)."""
+        if self.settle is not None:
+            self.settle()
         return self._events("reads")
 
     def _events(self, name: str) -> list[AuditEvent]:

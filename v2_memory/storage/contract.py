@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager, nullcontext
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from ..diagnostics import logger, warn
 from ..errors import StoreError, StoreInconsistentError
-from .audit_log import AuditEvent, JsonlAuditLog, DamagedLine, encode_event, mentions_record, records_named
+from .audit_log import AuditEvent, EventBound, JsonlAuditLog, DamagedLine, encode_event, mentions_record, records_named
 from .vector_store import VectorStore, hooks_of
 from .database import StateDatabase, consistent_reads
 from .ledger import Ledger, scope_key
@@ -103,6 +104,9 @@ class Storage:
         self.vectors = VectorTable(db)
         self.book = ReadBook(db)  # reads' usage and events, written with the next write
         self.ledger.defer = self.vectors.defer = self.book.defer
+        db.on_begin = self.book.write  # what earlier reads recorded commits with the next write, whoever writes
+        if isinstance(audit, EventBound):
+            audit.settle = partial(self.book.settle, self)  # this process reads its own reads
         db.ensure(_SCHEMA)
         db.check_version()
         if not db.read_only:
@@ -200,8 +204,6 @@ class Storage:
         try:
             with self.db.transaction():
                 began = True
-                if outer:
-                    self.book.write()  # what earlier reads recorded commits with this block
                 with self.hooks.batch() if outer else nullcontext():
                     yield self
                 appended = outer

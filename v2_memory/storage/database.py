@@ -23,7 +23,7 @@ import threading
 import time
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NoReturn, Sequence
+from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
 from ..diagnostics import warn
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, StoreLockedError, UnsupportedFormatError
@@ -59,6 +59,9 @@ class QueryHelpers:
     _reading: bool  # a read snapshot is open: nothing may be written until it ends
     _meta_seen: dict[str, str] | None  # the meta table as the open snapshot sees it (``meta``)
     epoch: int  # moves at every write and every transaction's start and end (see Ledger.states)
+    # Called first inside every outermost write transaction, whoever opens it (the storage sets
+    # it: what earlier reads recorded commits with the next write, ``read_book.py``).
+    on_begin: Callable[[], None] | None = None
 
     def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
         """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
@@ -96,6 +99,8 @@ class QueryHelpers:
             self._depth += 1
             clean = False
             try:
+                if self._depth == 1 and self.on_begin is not None:
+                    self.on_begin()
                 yield self
                 clean = True
             except BaseException as exc:

@@ -14,6 +14,7 @@ A scope is one user under one tenant. Erasure deletes the scope's rows with
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
@@ -51,6 +52,19 @@ def scope_key(user_id: str, tenant_id: str | None = None) -> str:
     return _compact_json([tenant_id, user_id])
 
 
+def _hit(factor: float, usage: float, streak: int) -> tuple[float, int]:
+    return usage * factor, 0
+
+
+def _miss(factor: float, streak_limit: int, usage: float, streak: int) -> tuple[float, int]:
+    """One more miss: the ``streak_limit``-th in a row costs ×``factor`` and starts over."""
+    return (usage * factor, 0) if streak + 1 >= streak_limit else (usage, streak + 1)
+
+
+def _reinforce(factor: float, cap: float, usage: float, streak: int) -> tuple[float, int]:
+    return (usage * factor if usage * factor < cap else cap), 0
+
+
 def _state(row: tuple) -> MemoryState:
     """A ``memories`` row (record_id first) as a ``MemoryState``."""
     return MemoryState(bool(row[1]), row[2], row[3], row[4], row[5], row[6], bool(row[7]), bool(row[8]))
@@ -76,8 +90,10 @@ class Ledger:
         self._known_epoch: int | None = None
         self._wanted: list[int] = []
         # Where a read's usage goes while its snapshot holds no write lock (``Storage`` sets it:
-        # ``read_book.py``); None writes at once.
-        self.defer: Callable[[Callable[[], None]], None] | None = None
+        # ``read_book.py``); None writes at once. What waits there is applied to the states this
+        # ledger returns meanwhile: record_id -> the usage steps, in order (``_waiting_usage``).
+        self.defer: Callable[..., None] | None = None
+        self._usage_waits: dict[int, list[Callable[[float, int], tuple[float, int]]]] = {}
         old = self.db.meta("version") if "meta" in self.db.tables() else None  # before check_version stamps it
         self.db.ensure(_SCHEMA)
         self.db.check_version("version", LEDGER_VERSION, "ledger")
@@ -122,7 +138,7 @@ class Ledger:
         # subtle: the lock, so another thread waits for the transaction (and never sees its rows) as before.
         with self.db.lock:
             if not (self.db.in_transaction or self.db.reading):
-                return self._read_states(ids)
+                return self._waiting_usage(self._read_states(ids))
             known = self._current()
             missing = [rid for rid in ids if rid not in known]
             if missing:
@@ -130,7 +146,28 @@ class Ledger:
                 self._wanted = []
                 rows = self._read_states(fetch)
                 known.update((rid, rows.get(rid)) for rid in fetch)
-            return {rid: state for rid in ids if (state := known[rid]) is not None}
+            return self._waiting_usage({rid: state for rid in ids if (state := known[rid]) is not None})
+
+    def _waiting_usage(self, states: dict[int, MemoryState]) -> dict[int, MemoryState]:
+        """``states`` with the usage steps that wait to be written applied, in order: a read sees
+        the usage of the reads before it, written or not."""
+        if self._usage_waits:
+            for rid, state in states.items():
+                steps = self._usage_waits.get(rid)
+                if steps:
+                    usage, streak = state.usage, state.miss_streak
+                    for step in steps:
+                        usage, streak = step(usage, streak)
+                    states[rid] = replace(state, usage=usage, miss_streak=streak)
+        return states
+
+    def _wait(self, write: Callable[[], None], steps: Iterable[tuple[Iterable[int], Callable[[float, int], tuple[float, int]]]]) -> None:
+        """Defer ``write``; until it is written (or dropped) its ``steps`` apply to the states read."""
+        assert self.defer is not None
+        for record_ids, step in steps:
+            for rid in record_ids:
+                self._usage_waits.setdefault(rid, []).append(step)
+        self.defer(write, self._usage_waits.clear)
 
     def want(self, record_ids: Iterable[int]) -> None:
         """Ids this transaction will ask ``states`` about soon: they ride along with its next query."""
@@ -169,7 +206,9 @@ class Ledger:
         """Usage decay after a retrieval: ×``hit`` for what it returned; ×``miss`` after ``streak`` misses in a row.
         Inside a read snapshot it waits for the next write (``defer``)."""
         if self.db.reading and self.defer is not None:
-            self.defer(partial(self.record_usage, list(admitted), list(missed), hit=hit, miss=miss, streak=streak))
+            admitted, missed = list(admitted), list(missed)
+            self._wait(partial(self.record_usage, admitted, missed, hit=hit, miss=miss, streak=streak),
+                       [(admitted, partial(_hit, hit)), (missed, partial(_miss, miss, streak))])
             return
         with self.db.transaction():
             self.db.write_in("UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id IN ({marks})",
@@ -183,9 +222,10 @@ class Ledger:
 
     def weights(self, scope: str | None = None) -> list[float]:
         """Base × usage × conflict of every registered memory (of one scope, or all)."""
-        sql = "SELECT base_weight * usage * conflict FROM memories"
+        sql = ("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, isolated, "
+               f"{self._quoted} FROM memories")
         rows = self.db.fetchall(sql + " WHERE scope = ?", (scope,)) if scope else self.db.fetchall(sql)
-        return [row[0] for row in rows]
+        return [state.weight for state in self._waiting_usage({row[0]: _state(row) for row in rows}).values()]
 
     # -- identifiers -----------------------------------------------------------------------------
     def index_identifiers(self, record_id: int, scope: str, identifiers: Iterable[str]) -> None:
@@ -290,7 +330,7 @@ class Ledger:
         """Every registered memory's state, in one scan (health reports; never per record parameters)."""
         rows = self.db.fetchall("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
                                 f"isolated, {self._quoted} FROM memories")
-        return {row[0]: _state(row) for row in rows}
+        return self._waiting_usage({row[0]: _state(row) for row in rows})
 
     # -- sentence-level governance: several facts per record, and usage that can recover -----------
     def facts_by_record(self, record_ids: Iterable[int]) -> dict[int, list[Fact]]:
@@ -313,7 +353,8 @@ class Ledger:
         """Usage reinforcement: a memory a context used regains weight, ×``factor`` up to ``cap``
         (inside a read snapshot: at the next write, as ``record_usage``)."""
         if self.db.reading and self.defer is not None:
-            self.defer(partial(self.reinforce, list(record_ids), factor, cap))
+            record_ids = list(record_ids)
+            self._wait(partial(self.reinforce, record_ids, factor, cap), [(record_ids, partial(_reinforce, factor, cap))])
             return
         self.db.write_in("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
                          "miss_streak = 0 WHERE record_id IN ({marks})",  # min(usage × factor, cap), in any SQL

@@ -2,23 +2,26 @@
 
 A read (``build_context``, ``retrieve``) changes nothing the agent sees, but it leaves two traces:
 the usage of the memories it judged (reinforcement and misses, ``governance/decay.py``) and its
-event in the ``reads`` audit log. Written at once, every read would take the store's write lock,
-and readers in many processes would queue behind one another and behind every writer. So a read
-runs in a snapshot that takes no lock (``Storage.reading``). When it ends, its traces are written
-at once if the write lock is free (alone on a store, nothing changes); if another connection
-holds it, the read does not wait: its traces wait here until
+event in the ``reads`` audit log. Written at once, every read would take the store's write lock
+and pay a commit of its own: readers in many processes would queue behind one another and
+behind every writer, and a process alone would spend a third of each read committing. So a read
+runs in a snapshot that takes no lock (``Storage.reading``), and its traces wait here until
 
 - this process's next write transaction, which commits them with its own changes, or
-- a later read finds the lock free, or ``MAX_READS`` reads or ``MAX_AGE`` seconds have gathered
-  (then that read waits for the lock and writes them all), or
+- ``MAX_READS`` reads or ``MAX_AGE`` seconds have gathered (then the read that finds them due
+  writes them all in one transaction: at once if the write lock is free, else after waiting), or
+- this process reads them: its audit log's ``reads()`` writes them first, and the usage that
+  waits is applied to the memories' states it reads (``Ledger.states``), so the next read
+  ranks as if it had been written, or
 - the store is closed.
 
     >>> book = ReadBook(StateDatabase(None))
-    >>> book.begin_read(); book.defer(lambda: print("usage written"))
+    >>> book.begin_read(); book.defer(lambda: print("usage written"), lambda: print("overlay cleared"))
     >>> book.pending
     1
     >>> book.write()                      # inside a write transaction
     usage written
+    overlay cleared
 
 What this costs: a ``kill -9`` loses at most the last ``MAX_READS`` reads' bookkeeping, never a
 write (a process that reads once and then idles keeps that one read's until its next call); a write transaction that fails takes the bookkeeping it
@@ -50,6 +53,7 @@ class ReadBook:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.db, self.max_reads, self.max_age, self.clock = db, max_reads, max_age, clock
         self._writes: list[Callable[[], None]] = []
+        self._settled: list[Callable[[], None]] = []  # told when what waits is written or dropped
         self._reads = 0
         self._since: float | None = None  # when the oldest waiting read began
         self._erasures: str | None = None  # the erasure count the oldest waiting read saw
@@ -67,12 +71,11 @@ class ReadBook:
         with db.snapshot():
             self.begin_read()
             yield storage
-        if self._writes and not self._write_if_free(storage) and self.due():
+        if self._writes and self.due() and not self._write_if_free(storage):
             self.flush(storage)
 
     def _write_if_free(self, storage: Any) -> bool:
-        """Write what waits now if no one holds the write lock (alone on a store, every read's
-        traces are written at once, as if it had written them itself); never wait for it."""
+        """Write what waits now if no one holds the write lock; never wait for it."""
         with storage.db.lock:
             storage.db.wait_for_lock = False
             try:
@@ -109,9 +112,19 @@ class ReadBook:
             self._since = self.clock()
         self._reads += 1
 
-    def defer(self, write: Callable[[], None]) -> None:
-        """Keep ``write`` (a ledger update, an audit event) for the next write transaction."""
+    def defer(self, write: Callable[[], None], settled: Callable[[], None] | None = None) -> None:
+        """Keep ``write`` (a ledger update, an audit event) for the next write transaction;
+        ``settled`` is called once it is written or dropped (whoever shows it meanwhile stops)."""
         self._writes.append(write)
+        if settled is not None:
+            self._settled.append(settled)
+
+    def settle(self, storage: Any) -> None:
+        """Write what waits now, outside any read or transaction (before this process reads its
+        own read log); inside one, what waits is written with it or is written already."""
+        db = storage.db
+        if self._writes and not (db.reading or db.in_transaction or db.read_only):
+            self.flush(storage)
 
     def due(self) -> bool:
         """Whether enough reads, or enough time, gathered for a write of their own."""
@@ -121,16 +134,22 @@ class ReadBook:
     def write(self) -> None:
         """Inside a write transaction: carry out what waits, unless something was erased since
         the first waiting read (then drop it all: it may quote or count what is gone)."""
-        writes, erasures = self._writes, self._erasures
-        self._writes, self._reads, self._since, self._erasures = [], 0, None, None
-        if writes and self.db.meta(_ERASURES) == erasures:
-            for write in writes:
-                write()
+        writes, erasures, settled = self._writes, self._erasures, self._settled
+        self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
+        try:
+            if writes and self.db.meta(_ERASURES) == erasures:
+                for write in writes:
+                    write()
+        finally:
+            for done in settled:
+                done()
 
     def drop(self) -> int:
         """Forget what waits (a store closing after its last write failed); return how much."""
-        dropped = len(self._writes)
-        self._writes, self._reads, self._since, self._erasures = [], 0, None, None
+        dropped, settled = len(self._writes), self._settled
+        self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
+        for done in settled:
+            done()
         return dropped
 
     @staticmethod

@@ -314,6 +314,8 @@ class SqliteAuditLog(EventBound):
         return self._events("writes")
 
     def reads(self) -> list[AuditEvent]:
+        if self.settle is not None:
+            self.settle()
         return self._events("reads")
 
     def _events(self, name: str) -> list[AuditEvent]:

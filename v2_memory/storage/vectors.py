@@ -64,6 +64,7 @@ class VectorTable:
         # Where a read's backfilled vectors go while its snapshot holds no write lock (``Storage``
         # sets it: ``read_book.py``); None writes at once.
         self.defer: Any = None
+        self._waiting: dict[int, tuple[str, Sequence[float]]] = {}  # deferred puts, read by ``load`` meanwhile
         db.ensure(_SCHEMA)
 
     # -- the embedder's signature ----------------------------------------------------------------
@@ -79,20 +80,25 @@ class VectorTable:
         """Store (or replace: an id reused after a power cut was another record's) one vector;
         inside a read snapshot, with the next write."""
         if self.db.reading and self.defer is not None:
-            self.defer(lambda: self.put(record_id, scope, vector))
+            self._waiting[record_id] = (scope, vector)
+            self.defer(lambda: self.put(record_id, scope, vector), self._waiting.clear)
             return
         self.db.execute("INSERT INTO vectors (record_id, scope, vector) VALUES (?, ?, ?) ON CONFLICT (record_id) "
                         "DO UPDATE SET scope = excluded.scope, vector = excluded.vector",
                         (record_id, scope, pack(vector)))
 
     def load(self, scope: str, dimension: int, *, after: int = 0) -> list[tuple[int, list[float]]]:
-        """The scope's ``(record_id, vector)`` pairs with ids above ``after``, in id (insertion) order."""
+        """The scope's ``(record_id, vector)`` pairs with ids above ``after``, in id (insertion) order
+        (with the vectors a read put that wait to be written: ``put``)."""
         rows = self.db.fetchall("SELECT record_id, vector FROM vectors WHERE scope = ? AND record_id > ? "
                                 "ORDER BY record_id", (scope, after))
         try:
-            return [(record_id, unpack(blob, dimension)) for record_id, blob in rows]
+            found = {record_id: unpack(blob, dimension) for record_id, blob in rows}
         except ValueError as exc:
             raise StoreCorruptError(f"vectors table: {exc}", path=self.db.where) from exc
+        waiting = {rid: unpack(pack(vector), len(vector)) for rid, (owner, vector) in self._waiting.items()
+                   if owner == scope and rid > after}
+        return sorted({**found, **waiting}.items()) if waiting else list(found.items())
 
     def stamp(self, scope: str) -> tuple[int, int]:
         """``(count, max id)`` of the scope's vectors: what a cache compares to see another writer."""
