@@ -330,10 +330,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", metavar="NAME", help="show one scenario in full (names: see --json)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a full-governance target fails")
-    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic", "heldout"), default="both",
+    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic", "heldout", "heldout2"), default="both",
                         help="which scenario set: the first (labelled) one, the independent realistic one, or both "
-                             "(default; --kind and --scenario apply to the first set only); heldout: issue 19's "
-                             "independent set, its tuning half in full and its sealed half by totals only")
+                             "(default; --kind and --scenario apply to the first set only); heldout, heldout2: issue "
+                             "19's two independent sets, each its tuning half in full and its sealed half by totals only")
 
 
 def run_from_args(args: argparse.Namespace) -> int:
@@ -346,7 +346,7 @@ def run_from_args(args: argparse.Namespace) -> int:
         shown = scenario_report(found[0], args.threshold)
         print(json.dumps(shown, indent=2, ensure_ascii=False) if args.json else format_scenario(shown))
         return 0
-    if args.sets == "heldout":
+    if args.sets in realistic.HELDOUT:
         return _heldout(args)
     kinds = tuple(dict.fromkeys(args.kind)) if args.kind else tuple(KINDS)
     first = args.sets in ("both", "first")
@@ -363,14 +363,15 @@ def run_from_args(args: argparse.Namespace) -> int:
 
 
 def _heldout(args: argparse.Namespace) -> int:
-    """Issue 19's set: the tuning half as the realistic set is shown, the sealed half's totals."""
-    tuning = realistic.run_realistic(realistic.load_scenarios(realistic.TUNING))
-    sealed = realistic.sealed_totals(realistic.run_realistic(realistic.load_scenarios(realistic.SEALED)))
+    """One of issue 19's sets: the tuning half as the realistic set is shown, the sealed half's totals."""
+    tuning_path, sealed_path = realistic.HELDOUT[args.sets]
+    tuning = realistic.run_realistic(realistic.load_scenarios(tuning_path))
+    sealed = realistic.sealed_totals(realistic.run_realistic(realistic.load_scenarios(sealed_path)))
     if args.json:
         print(json.dumps({"tuning": tuning, "sealed": sealed}, indent=2, ensure_ascii=False))
     else:
-        print("held-out set, tuning half:\n" + realistic.format_realistic(tuning))
-        print(f"\nheld-out set, sealed half: {sealed['passed']}/{sealed['scenarios']} scenarios passed "
+        print(f"{args.sets} set, tuning half:\n" + realistic.format_realistic(tuning))
+        print(f"\n{args.sets} set, sealed half: {sealed['passed']}/{sealed['scenarios']} scenarios passed "
               f"({sealed['pass_rate']:.1%}), target >= {sealed['target']:.0%}; contexts worse than no governance: "
               f"{sealed['worse_than_no_governance']} (its failures stay sealed until issue 19 is done)")
     failed = realistic.target_failed(tuning) or realistic.target_failed(sealed)

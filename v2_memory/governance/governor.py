@@ -176,6 +176,9 @@ class Governor:
             supersedes += tuple(r for r in resolver.person_updates(message, record_id) if r not in supersedes)
         if not supersedes:  # nothing said it changed: the same thing said again with a new when
             supersedes += resolver.restatements(message, record_id, recent)
+        answered = resolver.answered(message, record_id, recent)  # its question, asked earlier, is no longer memory
+        if answered:
+            supersedes, reasons = supersedes + tuple(r for r in answered if r not in supersedes), reasons + ("answered_question",)
         if plan.correction and record_id is not None:
             facts += [f for f in self.ledger.facts_by_record([record_id]).get(record_id, []) if f not in facts]
         return supersedes, reasons, facts, revoked
@@ -199,6 +202,8 @@ class Governor:
             fields["metadata"] = dict(message.metadata)
         if self.policy.enabled and plan.source == "user_input":
             fields["read_by"] = plan.read_by  # which engine read its sentences: explain shows it with the record
+            if plan.asks:
+                fields["asks"] = True  # a later answer looks for it (``answers.py``)
             if plan.claims and message.task_id is not None:
                 fields["about_user"] = True  # it says something about the user: not bound to its task
         record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)

@@ -34,6 +34,7 @@ from .revocation import Revocation, revocation_targets
 from .decay import DecayRates
 from .facts import Claim, extract_claims
 from .identifiers import extract_identifiers
+from .answers import ANSWER_CANDIDATES, answer_terms, question_clauses, shared_terms
 from .persona import SINGLE_VALUED_KEYS
 
 __all__ = ["Resolver"]
@@ -153,6 +154,29 @@ class Resolver:
         states = self.ledger.states(r["record_id"] for r in mine)
         return [r for r in mine if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
 
+    # -- answered questions ------------------------------------------------------------------------
+    def answered(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
+        """Supersede the user's earlier questions this statement answers (``answers.py``): every
+        question clause of a message one of whose questions shares the answer's words ("what's
+        Jamie's birthday, is it the 9th?": the second asks about the first's thing). Candidates:
+        ``recent`` (the user's turns in the window, newest first) and the store's search for the
+        answer's words, so a write costs what its matches cost."""
+        answer = answer_terms(message.content) if record_id is not None else frozenset()
+        if not answer or record_id is None:
+            return ()
+        hits = hooks_of(self.store).lexical.search(message.content, message.user_id, top_k=ANSWER_CANDIDATES,
+                                                  threshold=1e-9, tenant_id=message.tenant_id)
+        found = {h.record["record_id"]: h.record for h in hits}
+        found.update((r["record_id"], r) for r in (self.store.get(rid) for rid in recent) if r is not None)
+        answered = []
+        earlier = [r for rid, r in sorted(found.items()) if rid < record_id and r.get("asks")]
+        for record in self._live(earlier, message, record_id):
+            asked = question_clauses(record["content"])
+            if any(shared_terms(clause, answer) for clause in asked):
+                self.supersede_spans(message, record["record_id"], [(c.start, c.end) for c in asked], record_id)
+                answered.append(record["record_id"])
+        return tuple(answered)
+
     # -- restatements ---------------------------------------------------------------------------
     def restatements(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
         """Supersede the clauses this message gives a new time or date (``restatement.py``);
@@ -250,6 +274,8 @@ class Resolver:
         """Store the clauses of ``record`` that stay true as a record of their own, with their facts."""
         fields = {name: record[name] for name in ("created_at", "source", "domain", "session_id", "task_id") if name in record}
         fields["metadata"] = {**(record.get("metadata") or {}), "split_from": record["record_id"]}
+        if record.get("asks") and question_clauses(kept):
+            fields["asks"] = True
         split = self.store.add(record["user_id"], record["role"], kept, tenant_id=record.get("tenant_id"), **fields)
         state = self.ledger.states([record["record_id"]]).get(record["record_id"])
         key = scope_key(record["user_id"], record.get("tenant_id"))

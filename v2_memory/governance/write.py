@@ -17,6 +17,7 @@ from .corrections import Correction
 from .decay import DecayRates
 from .facts import Claim
 from .identifiers import extract_identifiers
+from .answers import question_clauses
 from .judge import Judge, read_message_facts
 from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
@@ -57,6 +58,7 @@ class WritePlan:
     scope: str | None = None  # "session" / "task" when the user said the message holds only there
     revocations: tuple[Revocation, ...] = ()  # "forget what I told you about …": what it takes back is found on write
     quoted: bool = False  # it instructs the assistant: stored, but only ever recalled as quoted words
+    asks: bool = False  # the user asks something in it: a later answer supersedes the question (``answers.py``)
 
 WITHHELD = "[withheld at the user's request]"
 
@@ -139,4 +141,5 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         identifiers=() if instruction else tuple(extract_identifiers(window_text)), claims=claims,
         read_by=reading.engine if reading else "rules", affirmation=is_user and is_affirmation(window_text),
         revocations=revocations, scope=scope, quoted=instruction is not None,
+        asks=is_user and bool(question_clauses(window_text)),
     )

@@ -121,6 +121,10 @@ class _NoHooks(StoreHooks):
     def __init__(self, store: VectorStore) -> None:
         self._store = store
 
+    @property
+    def lexical(self) -> Any:
+        return self._store  # the plugged-in store searches by its own words
+
     def get_many(self, record_ids: Iterable[int], scope: tuple | None = None) -> dict[int, dict[str, Any]]:
         return get_many(self._store, record_ids)
 

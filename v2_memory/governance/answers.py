@@ -1,0 +1,86 @@
+"""Answered questions: once the user states the answer, their question is no longer memory.
+
+A question is not evidence ("does my lease end in July?" says nothing about the lease), and a
+guess inside it ("is it the 9th?") reads like a fact to a model. While nothing answers it, the
+question is all the memory holds of its thing and stays, in every track. Once the user states
+something about the same thing ("checked, lease ends Sept 30"), the statement is the memory: the
+question clauses that share its words are superseded by it (``Resolver.answered``), so they leave
+the window, the summary and long-term memory together, and a read that still matches the
+question's words recalls the statement instead (``Governor._recall_corrections``).
+
+What counts, strictly in the user's own words:
+
+    the question    a clause the segmenter reads as a question (``text/segmenter.py``), in an
+                    earlier message of the user, of the same task, stored with ``asks`` (the
+                    write marks each message that asks, so an answer reads no other message's
+                    clauses; messages stored before this release carry no mark and are not
+                    looked for); the rest of that message stays as it was ("… I can't
+                    remember" is kept)
+    the answer      a statement clause of the new message (not a question, request, hypothesis
+                    or someone's report): a message that asks as well answers nothing
+    the same thing  the question's *thing* — its content words (stems, CJK bigrams; no stop
+                    words or function bigrams) without the values it guesses (numbers, days,
+                    months, times: "Monday", "七月", "9th") — shares at least ``MIN_SHARED`` (2)
+                    words with the answer, or all of them: "is Aunt Rosa still in Tucson" is
+                    answered by "Aunt Rosa moved to Albuquerque", "is the dentist on Monday?" by
+                    "the dentist is Wednesday"; "what do I get a coworker who's leaving" is not
+                    answered by "a coworker brought durian in today", which shares one of its
+                    three words
+
+    >>> [c.core for c in question_clauses("does my lease end in July? I can't remember")]
+    ['does my lease end in July']
+    >>> sorted(answer_terms("checked, lease ends Sept 30"))
+    ['check', 'end', 'leas', 'sept']
+    >>> answer_terms("is the lease ending in July?")
+    frozenset()
+"""
+from __future__ import annotations
+
+import re
+
+from ..text.analyzer import FUNCTION_BIGRAMS, analyze
+from ..text.segmenter import Clause, read_message
+
+__all__ = ["question_clauses", "answer_terms", "shared_terms", "ANSWER_CANDIDATES", "MIN_SHARED"]
+
+ANSWER_CANDIDATES = 20  # the user's records sharing the answer's words that are checked for questions
+MIN_SHARED = 2  # content words a question and its answer share at least
+
+
+# Words that say when, which a question guesses and its answer replaces: not what it is about.
+_WHEN_WORDS = frozenset(analyze("""monday tuesday wednesday thursday friday saturday sunday january february march
+april june july august september october november december jan feb mar apr jun jul aug sep sept oct nov dec today
+tonight tomorrow yesterday morning afternoon evening noon midnight week weekend month year am pm"""))
+_VALUE_ZH = re.compile(r"[\d一二三四五六七八九十两半]|星期|今天|明天|后天|昨天|上午|下午|晚上|早上|中午")
+
+
+def _content(text: str) -> frozenset[str]:
+    return frozenset(t for t in analyze(text) if not t.isdigit()) - FUNCTION_BIGRAMS
+
+
+def _thing(text: str) -> frozenset[str]:
+    """A question's content words without the values it guesses."""
+    return frozenset(t for t in _content(text) if t not in _WHEN_WORDS and not _VALUE_ZH.search(t)
+                     and not any(ch.isdigit() for ch in t))
+
+
+def question_clauses(text: str) -> list[Clause]:
+    """The clauses of ``text`` that ask."""
+    return [clause for clause in read_message(text) if clause.act == "question"]
+
+
+def answer_terms(text: str) -> frozenset[str]:
+    """The content words of ``text``'s statements, or none when it asks, requests or supposes
+    anything (a message that asks back answers nothing)."""
+    clauses = read_message(text)
+    if any(clause.act in ("question", "request", "conditional") for clause in clauses):
+        return frozenset()
+    return frozenset().union(*(_content(c.core) for c in clauses if c.act == "statement"))
+
+
+def shared_terms(question: Clause, answer: frozenset[str]) -> frozenset[str]:
+    """The words of a question clause's thing an answer shares, when they say both are about one
+    thing (``MIN_SHARED`` of them, or all); else none."""
+    thing = _thing(question.core)
+    shared = thing & answer
+    return shared if shared and (len(shared) >= MIN_SHARED or shared == thing) else frozenset()
