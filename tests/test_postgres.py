@@ -177,6 +177,7 @@ def test_an_add_and_a_read_take_few_round_trips(pg_schema, monkeypatch):
         for n in range(6):
             memory.add(Message("user", f"第{n}条 记忆 agent memory", "ann"))
         memory.build_context("记忆 memory", "ann")
+        memory.add(Message("user", "记忆 warm", "ann"))  # carries the read's bookkeeping (its first log append trims)
         trips = _round_trips(memory.storage.db, monkeypatch)
         memory.add(Message("user", "one more 记忆", "ann"))  # a window push and a summary fold too
         add = len(trips)
@@ -187,9 +188,9 @@ def test_an_add_and_a_read_take_few_round_trips(pg_schema, monkeypatch):
     # ledger rows, and the COMMIT carrying every queued write: 4 (one round trip per statement was 10).
     assert add <= 4, add
     # A read takes no lock: its snapshot's BEGIN (with the meta table), the facts, the ledger rows
-    # (the window's and summary's with them), the summary's records, its end; then, the store
-    # being free, its bookkeeping: BEGIN with a lock that is never waited for, and the COMMIT.
-    assert read <= 7, read
+    # (the window's and summary's with them), the summary's records, its end; its bookkeeping
+    # waits for the next write (or 64 reads), which carries it.
+    assert read <= 5, read
 
 
 def test_an_add_inside_a_batch_takes_two_round_trips(pg_schema, monkeypatch):

@@ -102,3 +102,34 @@ def test_a_new_session_answers_nothing_the_model_said_in_the_last_one():
     assert "wireless" not in context and "landlord" in context
     memory.add(Message("assistant", "Dear Ms. Okafor, the boiler has failed twice this week.", "u", session_id="new"))
     assert "Okafor" in memory.build_context("go ahead", "u", session_id="new")  # this session's last turn stays
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("great, that's the one, I reserved it already", "accept"),   # taking it up, said in the past
+    ("we went with that one", "accept"),
+    ("I never ordered it", None),                                    # a negated take-up takes nothing up
+    ("didnt book that in the end", None),
+])
+def test_taking_up_is_read_in_any_tense(text, answer):
+    assert reply_to(text) == answer
+
+
+@pytest.mark.parametrize("reply, offer, answer", [
+    ("订吧，下午三点", "这家评分4.8，人均120，要订吗？", "accept"),  # the question's verb, echoed
+    ("买呗", "这款有货，要不要买？", "accept"),
+    ("去", "周六去不去？", "accept"),
+    ("不订", "要订吗？", None),
+    ("订吧", "这家评分4.8，人均120。", None),                          # nothing was asked
+    ("算了吧", "要订吗？", None),                                       # another word: not the verb
+])
+def test_a_chinese_yes_may_echo_the_verb(reply, offer, answer):
+    assert reply_to(reply, asked="？" in offer, offer=offer) == answer
+
+
+def test_an_echoed_yes_verifies_the_offer_and_it_is_remembered(clock):
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "周末聚餐帮我找家川菜", "mei"))
+        offer = memory.add(Message("assistant", "蜀香园评分4.8，人均120，要订吗？", "mei")).record_id
+        result = memory.add(Message("user", "订吧，周六晚上六点", "mei"))
+        assert "verified_previous_reply" in result.reasons
+        assert memory.governor.states([offer])[offer].verified

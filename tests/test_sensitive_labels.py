@@ -71,6 +71,12 @@ CLASSES = [
     ("phone_national", "Praxis Dr. Weber 040 52 83 91 77", ["040 52 83 91 77"], ["phone"]),
     ("phone_national", "物业电话 (0571) 8765-4321，工作日能打通", ["8765-4321"], ["phone"]),
     ("phone_label", "his mobile is 2015550123", ["2015550123"], ["phone"]),
+    # a login written as a pair, and a card named by its kind
+    ("login_pair", "gym app login: user mkaur88, pass Tulip#2024", ["Tulip#2024"], ["secret"]),
+    ("login_pair", "portal user: j.ortiz and pass 9fT!pq", ["9fT!pq"], ["secret"]),
+    ("login_pair", "username rita_w; pwd bluebird77", ["bluebird77"], ["secret"]),
+    ("card_label", "工资卡是建行的 6217 0001 2345 6789，别外传", ["6217 0001 2345 6789"], ["account_number"]),
+    ("card_label", "my debit card is 4000 1234 5678 9010", ["4000 1234 5678 9010"], ["account_number"]),
 ]
 
 HARD_NEGATIVES = [
@@ -83,6 +89,7 @@ HARD_NEGATIVES = [
     "房间 1208，早餐 7:30 开始", "https://github.com/acme/rocket/settings/hooks", "https://example.com/search?q=42&page=3",
     "coordinates 40.7128, -74.0060", "ISBN 978-3-16-148410-0", "build 2024.11.05 shipped", "postgres://db.internal:5432/app",
     "my SSN? not telling you", "score 98.5 97.2 96.0", "the zip code is 02139",
+    "the user will pass midterms", "user bob, pass the salt", "信用卡的额度是 50000", "储蓄卡的余额是 123456",
 ]
 
 

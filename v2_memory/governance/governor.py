@@ -136,7 +136,7 @@ class Governor:
         if (not self.policy.enabled or plan.source != "user_input" or plan.quoted or last is None
                 or last[0] is None or last[1].role != "assistant"):
             return ()
-        answer = reply_to(message.content, asked=asks(last[1].content))
+        answer = reply_to(message.content, asked=asks(last[1].content), offer=last[1].content)
         if answer == "accept" and self.ledger.verify(last[0]):
             return ("verified_previous_reply",)
         if answer == "deny" and record_id is not None:

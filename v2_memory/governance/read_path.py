@@ -2,8 +2,9 @@
 
     task line (when the router sends "next/继续" to task state)
     persona:  the user's confirmed facts
-    summary:  the fold over the covered memories this read may see (``track_view.py``)
-    recent:   the window's messages this read may see
+    summary:  the fold over the covered memories this read may see (``track_view.py``), and
+              the window's turns said before a pause in the conversation: history now
+    recent:   the window's messages this read may see, since that pause
     memory:   the admitted long-term candidates (``governor.explain``), minus what the window shows
 
 Each step is judged by governance; this module only puts them in order. It records the read's
@@ -56,8 +57,11 @@ class ReadPath:
                                             task_id=task_id, domain=domain)
         if not with_summary:
             return explanation
-        entries = self.governor.view.summary_entries(self.cache.summaries.get(scope).covers, scope, session_id=session_id,
-                                                     task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
+        view = self.governor.view
+        window = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
+        history = tuple(rid for rid, _ in window[:view.conversation_start(window)] if rid is not None)
+        entries = view.summary_entries(self.cache.summaries.get(scope).covers + history, scope, session_id=session_id,
+                                       task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
         return replace(explanation, summary=tuple(entries))
 
     def context(self, query: str, scope: Scope, top_k: int, threshold: float, *, session_id: str | None = None,
@@ -71,8 +75,13 @@ class ReadPath:
         items = [ContextItem("task", line) for line in (view.task_lines(scope, task_id)
                                                          if explanation.route.kind == "task" else [])]
         items += [ContextItem("persona", line) for line in self.governor.fact_lines(explanation.facts)]
-        summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers)
         entries = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
+        # Turns said before a pause in the conversation are history, no longer recent: the summary
+        # covers them for this read, judged as it judges what left the window.
+        cut = view.conversation_start(entries)
+        summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers,
+                               history=tuple(rid for rid, _ in entries[:cut] if rid is not None))
+        entries = entries[cut:]
         # Which of the words shown instruct the assistant: their lines are marked quoted.
         in_summary = [rid for rid in words_of(summary) if rid is not None] if summary.text else []
         states = self.governor.states([rid for rid, _ in entries if rid is not None] + in_summary)
@@ -98,18 +107,19 @@ class ReadPath:
         return self.governor.policy.enabled and find_instruction(text) is not None
 
     def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
-                identifiers: tuple[str, ...] = ()) -> Summary:
+                identifiers: tuple[str, ...] = (), history: tuple[int, ...] = ()) -> Summary:
         """The summary as this read may see it. When the summarizer says which records its text
         shows, those few are judged first: if this read may see them all, the stored text is the
         answer (its count still includes what it no longer shows). Only otherwise are the covered
-        memories judged (the latest ``SUMMARY_HORIZON``) and the visible ones refolded. The scope's
-        tracks must be current (``cache.ensure``)."""
+        memories judged (the latest ``SUMMARY_HORIZON``) and the visible ones refolded; so are
+        ``history``, the window's turns before a pause (``TrackView.conversation_start``), which
+        this read's summary covers too. The scope's tracks must be current (``cache.ensure``)."""
         stored = self.cache.summaries.get(scope)
         judge = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
                         domain=domain, identifiers=identifiers)
-        if stored.shows and None not in stored.shows and all(e.shown for e in judge(stored.shows)):
+        if not history and stored.shows and None not in stored.shows and all(e.shown for e in judge(stored.shows)):
             return stored
-        return self._refold(scope, judge(stored.covers))
+        return self._refold(scope, judge(stored.covers + history))
 
     def _refold(self, scope: Scope, entries: Any) -> Summary:
         """The summarizer's fold over the covered memories this read may see (the stored fold when

@@ -5,8 +5,9 @@ never enters the summary and rarely wins admission. When the user's very next me
 it, governance reads that answer's first clause:
 
     accept   a yes to a question or an offer ("Want it?" "yes please, book that"; "要不要我提醒你？"
-             "好啊，就这么办"), a yes that says it is true ("correct", "exactly", "没错", "对"), or
-             taking up what was offered ("the Wednesday one works, book it", "就订这个")
+             "好啊，就这么办"; "要约吗？" "约吧": the verb echoed), a yes that says it is true
+             ("correct", "exactly", "没错", "对"), or taking up what was offered, in any tense
+             ("the Wednesday one works, book it", "perfect, that's the one, just booked it", "就订这个")
              → the assistant message is verified: full weight, and the summary may keep it
              (a bare "ok" / "好的" after a statement acknowledges it; it does not vouch for it)
     deny     a no ("no, the earlier one", "nope, O negative", "不是，是周五上午十点半", "不对，是猕猴桃")
@@ -39,8 +40,12 @@ _ACCEPT = re.compile(rf"^(?:(?:{_YES_EN})\b|(?:{_YES_ZH}))", re.I)
 # A yes that vouches for what was said, not only for going ahead.
 _TRUE = re.compile(r"\b(?:correct|right|exactly|that'?s\s{1,3}(?:right|correct|it)|absolutely|indeed|yes|yep|yeah)\b|没错|正确|对|是的|就是", re.I)
 # Taking up what was offered, with a word pointing back at it.
-_TAKE_UP = re.compile(r"\b(?:book|take|go\s{1,3}with|use|pick|choose|order|add|keep|send|schedule)\s{1,3}(?:it|that|this|them|that\s{1,3}one|this\s{1,3}one)\b"
+# (A taking-up verb in any tense: "book it", "just booked it", "went with that one".)
+_TAKE_UP = re.compile(r"\b(?:book(?:ed)?|take|took|go(?:ing)?\s{1,3}with|went\s{1,3}with|use[d]?|pick(?:ed)?|cho(?:o)?se|"
+                      r"order(?:ed)?|add(?:ed)?|keep|kept|send|sent|schedul(?:e|ed)|reserv(?:e|ed)|grab(?:bed)?)"
+                      r"\s{1,3}(?:it|that|this|them|that\s{1,3}one|this\s{1,3}one)\b"
                       r"|\b(?:that|this|the\s{1,3}[\w-]{1,20})\s{1,3}one\s{1,3}(?:works|is\s{1,3}(?:fine|good|perfect))\b|\b(?:that|this)\s{1,3}works\b"
+                      r"|\b(?:that'?s|this\s{1,3}is|it'?s)\s{1,3}the\s{1,3}one\b"
                       r"|就(?:订|要|选|用|买|约|按)|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
 _NO = re.compile(r"^(?:no|nope|nah|not\s{1,3}(?:quite|really|exactly|right)|wrong|incorrect|that'?s\s{1,3}(?:wrong|not\s{1,3}(?:right|it))|"
                  r"不是|不对|错了|没有|不不|不用了|不要)\b", re.I)
@@ -48,9 +53,10 @@ _NOT_NO = re.compile(r"^(?:no\s{1,3}(?:worries|problem|prob|biggie|rush|doubt)|�
 _NOT_YES = re.compile(r"^(?:no|nope|nah|not|never|不|没(?!错|问题)|别)", re.I)
 
 
-def reply_to(text: str, *, asked: bool = False) -> str | None:
+def reply_to(text: str, *, asked: bool = False, offer: str = "") -> str | None:
     """"accept", "deny" or None: how ``text`` answers the assistant message right before it
-    (``asked``: that message asked or offered something, so a plain "ok" takes it up)."""
+    (``asked``: that message asked or offered something, so a plain "ok" takes it up; ``offer``:
+    its text, whose verb a Chinese yes may echo: "要约吗？" "约吧")."""
     clauses = read_message(text[:LIMIT])
     if not clauses:
         return None
@@ -68,11 +74,26 @@ def reply_to(text: str, *, asked: bool = False) -> str | None:
             return "accept"
     if any(_TAKE_UP.search(c.core) for c in sentence) and not any(_NEGATED.search(c.core) for c in sentence):
         return "accept"  # not "please don't book that", "这个方案不行，别加到计划里"
+    if asked and _echoes(first.core, offer):
+        return "accept"
     return None
 
 
+_PARTICLES = re.compile(r"[吧啊呀了嘛哈呗哦~～!！。]{1,8}$")
+
+
+def _echoes(reply: str, offer: str) -> bool:
+    """A Chinese yes that repeats the verb the question asked with ("要约吗？" → "约吧", "订不订？"
+    → "订", "要不要买？" → "买呗"): one or two characters, and the question holds them as its verb."""
+    verb = _PARTICLES.sub("", reply.strip())
+    if not 1 <= len(verb) <= 2 or not all("\u4e00" <= ch <= "\u9fff" for ch in verb) or _NOT_YES.match(verb):
+        return False
+    return any(form in offer[-LIMIT:] for form in (f"{verb}吗", f"要不要{verb}", f"{verb}不{verb}", f"{verb}不{verb[-1]}"))
+
+
 _BUT = re.compile(r"\b(?:but|though|however|except)\b|不过|但是|但|可是|只是", re.I)
-_NEGATED = re.compile(r"\b(?:don'?t|do\s{1,3}not|can'?t|cannot|won'?t|not|never|no)\b|别|不|没|甭", re.I)
+_NEGATED = re.compile(r"\b(?:\w{1,12}n['’]t|(?:do|did|does|ca|wo|have|has|is|was)nt|do\s{1,3}not|did\s{1,3}not|cannot|not|never|no)\b"
+                      r"|别|不|没|甭", re.I)
 
 
 def _only_yes(clause: str) -> bool:

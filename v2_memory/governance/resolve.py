@@ -167,7 +167,7 @@ class Resolver:
         hits = hooks_of(self.store).lexical.search(message.content, message.user_id, top_k=ANSWER_CANDIDATES,
                                                   threshold=1e-9, tenant_id=message.tenant_id)
         found = {h.record["record_id"]: h.record for h in hits}
-        found.update((r["record_id"], r) for r in (self.store.get(rid) for rid in recent) if r is not None)
+        found.update(hooks_of(self.store).get_many(recent, (message.tenant_id, message.user_id)))  # cached: no query
         answered = []
         earlier = [r for rid, r in sorted(found.items()) if rid < record_id and r.get("asks")]
         for record in self._live(earlier, message, record_id):

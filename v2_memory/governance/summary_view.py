@@ -14,7 +14,10 @@ with the user's whole history; the extractive summary only ever shows the last f
 Relevance plays no part here: the summary is the user's running story, not a search result. A
 one-off happening of the recent past told in passing ("saw a heron this morning", "昨晚把游戏通关了",
 ``text/happenings.py``) is not part of that story: the summary leaves it out (reason ``happening``),
-unless it corrected an earlier memory. Long-term memory keeps it, found by relevance like any other.
+unless it corrected an earlier memory. Nor is a message that only supposes ("if the promotion
+comes through we'll get a Tesla", "要是哪天去柏林…": reason ``hypothetical``), or only asks the
+assistant something ("why is the sky blue?", "溏心蛋要煮几分钟": reason ``question``). Long-term
+memory keeps them, found by relevance like any other.
 Messages kept out of the long-term store (filler, code-only text) never had a record to judge;
 they stay in the window only.
 """
@@ -25,12 +28,40 @@ from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState
 from ..text.happenings import is_happening
+from ..text.segmenter import READ_LIMIT, read_message
 from .admission import ReadContext, boundary_reasons, notes_of
 from .scope import task_bound
 
-__all__ = ["SummaryEntry", "judge_summary"]
+__all__ = ["SummaryEntry", "judge_summary", "supposes", "only_asks"]
 
 Scope = tuple  # (tenant_id or None, user_id)
+
+
+def supposes(text: str) -> tuple[str, ...]:
+    """``("hypothetical",)`` when ``text`` opens with a supposition and says nothing else as so
+    (its first clause holds the condition and every clause is conditional: "if the promotion
+    comes through we'll get a Tesla", "要是哪天去柏林，我想住十字山区"); else ``()``. A plain
+    statement with a condition after it ("my favourite food is Ethiopian, if you're ever
+    suggesting places") is the user's story.
+
+        >>> supposes("要是升职了就换辆车"), supposes("I love sushi, if you ever book dinner"), supposes("I drive a Camry")
+        (('hypothetical',), (), ())
+    """
+    clauses = read_message(text[:READ_LIMIT])
+    if clauses and "condition" in clauses[0].flags and all(c.act == "conditional" for c in clauses):
+        return ("hypothetical",)
+    return ()
+
+
+def only_asks(text: str) -> tuple[str, ...]:
+    """``("question",)`` when every clause of ``text`` is a question ("why is the sky blue?", "溏心蛋要
+    煮几分钟"): the user asked the assistant something, which tells the story nothing; else ``()``.
+
+        >>> only_asks("do fish sleep?"), only_asks("remind me to call mum"), only_asks("I moved to Oslo")
+        (('question',), (), ())
+    """
+    clauses = read_message(text[:READ_LIMIT])
+    return ("question",) if clauses and all(c.act == "question" for c in clauses) else ()
 
 
 @dataclass(frozen=True)
@@ -66,8 +97,10 @@ def judge_summary(covers: Iterable[int | None], records: dict[int, dict[str, Any
             if (task_bound(record) and read.task_state(record.get("task_id") or "")[0] == "finished"
                     and (record.get("domain") == "task" or record.get("task_id") != read.task_id)):
                 reasons += ("task_finished",)  # kept in history, no longer part of the running story
-            if (record_id not in corrections and record.get("role") == "user"
-                    and read.reading("happening", record["content"], is_happening)):
-                reasons += ("happening",)
+            if record_id not in corrections and record.get("role") == "user":
+                if read.reading("happening", record["content"], is_happening):
+                    reasons += ("happening",)
+                reasons += read.reading("supposes", record["content"], supposes)
+                reasons += read.reading("only_asks", record["content"], only_asks)
             entries.append(SummaryEntry(record_id, not reasons, reasons, notes_of(state)))
     return entries

@@ -4,9 +4,12 @@ The long-term store is judged candidate by candidate (``admission.py``); the oth
 judged here, by the same boundary rules, so none of them is a back door: a corrected message
 leaves the window, an ended session's chatter and another task's notes leave both, unverified
 model output never enters the summary (``summary_view.py`` judges what the summary covers).
+And the window is the conversation going on: after a pause of ``CONVERSATION_GAP`` its earlier
+turns are history, which a read's summary covers instead (``conversation_start``).
 """
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState, Message
@@ -24,6 +27,7 @@ __all__ = ["TrackView", "SUMMARY_HORIZON"]
 Scope = tuple  # (tenant_id or None, user_id)
 
 SUMMARY_HORIZON = 256  # covered memories a read's summary is drawn from: its cost stays bounded
+CONVERSATION_GAP = timedelta(hours=8)  # a pause this long ends a conversation: what came before is history
 
 
 class TrackView:
@@ -104,6 +108,17 @@ class TrackView:
                 if not (rid in states and states[rid].superseded_by is not None)
                 and not (i != last_reply and rid in states and not states[rid].verified)
                 and self._in_read_scope(message, scope, session_id, task_id)]
+
+    def conversation_start(self, entries: list[tuple[int | None, Message]]) -> int:
+        """Where this read's conversation begins in the window: after the last pause of at least
+        ``CONVERSATION_GAP`` between two turns, or between the last turn and now (0: no pause)."""
+        if not self.policy.enabled or not entries:
+            return 0
+        times = [message.timestamp for _, message in entries] + [self.clock()]
+        for index in range(len(entries), 0, -1):
+            if times[index] is not None and times[index - 1] is not None and times[index] - times[index - 1] >= CONVERSATION_GAP:
+                return index
+        return 0
 
     def _in_read_scope(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:
         if message.domain == "session":

@@ -152,7 +152,7 @@ class SemanticIndex:
         values = [float(x) for x in vector]
         if len(values) != self.embedder.dimension or not all(math.isfinite(x) for x in values):
             raise EmbedderError(f"expected {self.embedder.dimension} finite numbers for {self.embedder.name!r}")
-        norm = math.sqrt(sum(x * x for x in values))
+        norm = math.hypot(*values)  # scaled: squares of tiny values (1e-159) would underflow to a wrong norm
         return [x / norm for x in values] if norm else values
 
     @staticmethod

@@ -44,7 +44,9 @@ READ_LIMIT = 8000  # characters of a message governance reads (the store keeps a
 # Sentence ends; a "." only before whitespace or the end (so "2.7", "6.30pm", "e.g." inside words stay).
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]{1,16}|\.(?=\s|$)|…{1,16}")
 # Clause ends inside a sentence; and conjunctions that open a new clause (kept with the clause they open).
-_CLAUSE_END = re.compile(r"[，,、（）()“”\"「」]{1,16}|(?<!\d)[：:]{1,8}|[：:]{1,8}(?!\d)|\s[—–-]{1,8}\s|[—–]{1,8}|(?<!\s)\s{1,64}(?=(?:but|though|although|whereas|while|and\s(?:i|my)\b)\b)"
+# A comma between digits that groups thousands ("$2,150", "12,000 steps") ends no clause.
+_CLAUSE_END = re.compile(r"[，、（）()“”\"「」][，,、（）()“”\"「」]{0,15}|(?<!\d),[，,、（）()“”\"「」]{0,15}"
+                         r"|,(?!\d{3}(?!\d))[，,、（）()“”\"「」]{0,15}|(?<!\d)[：:]{1,8}|[：:]{1,8}(?!\d)|\s[—–-]{1,8}\s|[—–]{1,8}|(?<!\s)\s{1,64}(?=(?:but|though|although|whereas|while|and\s(?:i|my)\b)\b)"
                          r"|(?=但是|但|不过|可是|而且|然后|所以)", re.I)
 
 # Lead-ins a listener skips: interjections, "remember that", "by the way", discourse markers.
@@ -159,7 +161,7 @@ class Clause:
     core: str  # the text without lead-ins ("嗯，记住" / "btw"), what rules read
     act: str = "statement"
     whose: str = "unknown"  # user | other | unknown
-    flags: frozenset[str] = field(default_factory=frozenset)  # e.g. "quoted"
+    flags: frozenset[str] = field(default_factory=frozenset)  # e.g. "quoted"; "condition": it holds the if
 
 
 def strip_lead_in(text: str, meter: Meter | None = None) -> str:
@@ -254,8 +256,10 @@ def _sentence_wide(clauses: list[Clause], sentence: str, terminator: str, meter:
     if not clauses:
         return clauses
     # subtle: "如果明天下雨，我就不去了" — the consequence is as hypothetical as the condition.
-    if any(meter.scan(_CONDITIONAL, c.core) for c in clauses):
-        return [_with(c, "conditional") for c in clauses]
+    supposes = [bool(meter.scan(_CONDITIONAL, c.core)) for c in clauses]
+    if any(supposes):  # the clause that holds the condition is marked: "condition"
+        return [_with(c, "conditional", flags=c.flags | {"condition"} if holds else c.flags)
+                for c, holds in zip(clauses, supposes)]
     # Reported speech covers what follows the reporting verb ("我妈总说，我不吃辣").
     for i, clause in enumerate(clauses):
         if clause.act == "report":
@@ -271,11 +275,11 @@ def _sentence_wide(clauses: list[Clause], sentence: str, terminator: str, meter:
     return clauses
 
 
-def _with(clause: Clause, act: str, whose: str | None = None) -> Clause:
+def _with(clause: Clause, act: str, whose: str | None = None, flags: frozenset[str] | None = None) -> Clause:
     if clause.act == "report" and act != "conditional":
         return clause
     return Clause(clause.text, clause.start, clause.end, clause.sentence, clause.core, act,
-                  whose or clause.whose, clause.flags)
+                  whose or clause.whose, clause.flags if flags is None else flags)
 
 
 def read_message(text: str, meter: Meter | None = None) -> list[Clause]:

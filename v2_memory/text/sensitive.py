@@ -154,6 +154,11 @@ _CUED = [
     ("phrase", re.compile(r"(?i:\b(?:" + _SECRET_CUE + r")\b)(?P<c>" + _CONNECTOR + r")\s{1,3}['\"]?(?P<v>[!#-&(-~]{1,200})")),
     # 支付密码666666, 密码是 Abc#123, 验证码：123456
     ("zh", re.compile(r"(?:" + _ZH_CUE + r")" + _ZH_CONNECTOR + r"\s{0,3}['\"]?(?P<v>[!-~]{1,200})")),
+    # a login written as a pair: "user jmoreno, pass Sunflower!88", "login: ann / pw: x7Kq", "账号 ann 密码…"
+    # ("pass" and "pw" alone are too common a word to be a cue; after a user name they are one)
+    ("pair", re.compile(r"(?i:\b(?:user(?:name)?|login|user\s{1,3}id)\b)[^\S\n]{0,3}[:=]?[^\S\n]{0,3}[^\s,;/|]{1,64}"
+                        r"[^\S\n]{0,3}(?:[,;/|]|(?i:\band\b))[^\S\n]{0,3}(?i:\b(?:pass|pw|pwd)\b)[^\S\n]{0,3}[:=]?[^\S\n]{0,3}"
+                        r"['\"]?(?P<v>[!-~]{1,200})")),
 ]
 _TRAILING = ".,;:!?)]}>'\""
 _NUMERIC_CUE = re.compile(r"(?i)pin|cvv|cvc|code|otp|combination")
@@ -192,7 +197,7 @@ def _gates(view: str) -> dict[str, bool]:
     return {
         "key_format": _KEY_FORMAT_GATE.search(view) is not None,
         "shapes": folds or _CREDENTIAL_GATE.search(lower) is not None,
-        "assigned": cue and (":" in view or "=" in view), "phrase": cue,
+        "assigned": cue and (":" in view or "=" in view), "phrase": cue, "pair": cue and ("user" in lower or "login" in lower),
         "zh": any(char in view for char in _ZH_CUE_CHARS),
         "email": "@" in view, "iban": digit, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
         "numbers": digit and _JOINED_DIGITS.search(view) is not None, "id_number": digit, "labels": label,
@@ -234,7 +239,8 @@ def _cued_secrets(view: str, gates: dict[str, bool]) -> list[tuple[int, int]]:
             while end > start and view[end - 1] in _TRAILING:  # "my PIN is 4321." — the dot is prose
                 end -= 1
             value = view[start:end]
-            if not value or (shape == "phrase" and not _phrase_value_ok(match, value)):
+            if not value or (shape == "phrase" and not _phrase_value_ok(match, value)) \
+                    or (shape == "pair" and not _looks_like_credential(value)):
                 continue
             spans.append((start, end))
     return spans

@@ -1,0 +1,75 @@
+"""A pause ends a conversation: what came before is history, judged as history (issue 19).
+
+The recent window shows turns verbatim, without governance's judgement of history, because they
+are the conversation going on. After a pause of ``CONVERSATION_GAP`` (8 hours) they are not: a
+read shows them through the summary, whose rules apply (a supposition is not the user's story).
+"""
+from __future__ import annotations
+
+from v2_memory import MemoryManager, Message
+from v2_memory.governance.summary_view import supposes
+from v2_memory.governance.track_view import CONVERSATION_GAP
+from v2_memory.text.segmenter import read_message
+
+
+def _chat(memory, clock, *turns):
+    for role, text in turns:
+        memory.add(Message(role, text, "kai"))
+        clock.advance(minutes=1)
+
+
+def test_turns_before_a_pause_leave_the_window_for_the_summary(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
+        _chat(memory, clock, ("user", "I commute by bike, 12 km each way"), ("assistant", "Nice distance."))
+        assert "recent: user: I commute by bike" in memory.build_context("how do I get to work?", "kai")
+        clock.advance(hours=9)
+        later = memory.build_context("how do I get to work?", "kai")
+        assert "recent:" not in later and "summary:" in later and "12 km each way" in later
+        assert "Nice distance" not in later  # the model's unverified words never enter the summary
+        _chat(memory, clock, ("user", "new week, new playlist"))
+        now = memory.build_context("how do I get to work?", "kai")
+        assert "recent: user: new week, new playlist" in now and "recent: user: I commute" not in now
+
+
+def test_a_short_pause_keeps_the_conversation(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
+        _chat(memory, clock, ("user", "I commute by bike, 12 km each way"))
+        clock.advance(hours=1)
+        assert "recent: user: I commute by bike" in memory.build_context("how do I get to work?", "kai")
+    assert CONVERSATION_GAP.total_seconds() == 8 * 3600
+
+
+def test_a_supposition_is_history_but_not_the_users_story(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
+        _chat(memory, clock, ("user", "I drive an old Corolla, 200k miles on it"),
+              ("user", "if I get the bonus we'll buy an electric Kia"))
+        assert "electric Kia" in memory.build_context("what car do I drive?", "kai")  # the conversation, verbatim
+        clock.advance(days=2)
+        later = memory.build_context("what car do I drive?", "kai")
+        assert "Corolla" in later and "electric Kia" not in later
+        assert "electric Kia" in memory.build_context("the bonus and the electric Kia", "kai")  # found when asked
+        entries = {e.record_id: e for e in memory.explain("what car do I drive?", "kai").summary}
+        assert [e.reasons for e in entries.values() if not e.shown] == [("hypothetical",)]
+
+
+def test_what_counts_as_only_supposing():
+    assert supposes("如果明年换工作，我就搬去杭州") == ("hypothetical",)
+    assert supposes("we'd get a dog if the landlord allowed it") == ("hypothetical",)  # one clause, all supposed
+    assert supposes("I love Thai food, if you're ever picking a place") == ()
+    assert supposes("I moved to Lyon") == ()
+
+
+def test_a_number_grouped_by_commas_is_one_clause():
+    assert [c.core for c in read_message("rent goes up to $2,150 in May, sadly")] == ["rent goes up to $2,150 in May", "sadly"]
+    assert [c.core for c in read_message("我走了12,000步，累死")] == ["我走了12,000步", "累死"]
+
+
+def test_a_question_to_the_assistant_is_not_the_users_story(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _chat(memory, clock, ("user", "our team ships releases only on Tuesdays"), ("user", "how long do soft-boiled eggs take?"),
+              ("user", "remind me to water the ferns on Sundays"), ("user", "ok"), ("user", "thanks"))
+        summary = memory.build_context("can we ship the fix on Friday?", "kai")
+        assert "Tuesdays" in summary and "ferns" in summary and "soft-boiled" not in summary  # a request stays
+        reasons = [e.reasons for e in memory.explain("eggs", "kai").summary if not e.shown]
+        assert reasons == [("question",)]
+        assert "soft-boiled" in memory.build_context("how long for soft-boiled eggs?", "kai")  # asked again: found
