@@ -111,3 +111,10 @@ def test_every_detector_is_linear_in_the_input(unit):
         assert meter.chars <= 60 * size  # each character is seen by a bounded number of patterns
     assert work[1] <= 110 * work[0]  # 100 × the input: about 100 × the work, never 10,000 ×
     assert all(c.end - c.start <= MAX_CLAUSE for c in read_message(unit * 500))
+
+
+def test_a_condition_put_to_the_listener_supposes_only_itself():
+    said = read_message("we keep the spare key under the blue pot, in case you ever need it")
+    assert [c.act for c in said] == ["statement", "conditional"]
+    assert [c.act for c in read_message("我在海淀上班，你要是需要的话记一下")] == ["statement", "conditional"]
+    assert {c.act for c in read_message("if the train is late, we take a taxi")} == {"conditional"}  # a real supposition

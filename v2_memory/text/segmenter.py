@@ -5,11 +5,12 @@ Governance used to match whole messages against patterns anchored at their start
 became a fact. ``read_message`` reads the way a listener does, in three steps:
 
 1. **cut**: sentences end at 。！？!?；; and line breaks (a "." only before a space or the end, so
-   "2.7" and "6.30pm" stay whole); clauses end at commas, colons (not inside a time: "4:30"), dashes, and before a
+   "2.7" and "6.30pm" stay whole); clauses end at commas (not inside a number: "12,000"), colons (not inside a time: "4:30"), dashes, and before a
    conjunction that opens a new clause (但/但是/不过/可是, but/though/whereas);
 2. **speech act** of each clause: ``question`` (a question mark, or a question word: 吗/呢/什么/
    哪/来着/是不是..., did/is/what/didn't...), ``conditional`` (如果/要是/…的话/假如, if/unless/
-   were I — the whole sentence is hypothetical), ``report`` (someone else's words: 我妈总说,
+   were I — the whole sentence is hypothetical, unless the condition is put to the listener:
+   "…, in case you need it" supposes only itself), ``report`` (someone else's words: 我妈总说,
    听说, my friend says, according to, a motto, a quotation), ``request`` (请/帮我/别, please/can
    you/don't ...) or ``statement``;
 3. **whose** clause it is: ``user`` (我/I/my + a thing), ``other`` (我儿子/my girlfriend/他/she/
@@ -74,6 +75,7 @@ _TAG = re.compile(r"(?:对吧|对不对|是吧|是不是|对吗|是吗|没错吧
 _CONDITIONAL = re.compile(r"如果|要是|假如|假设|假使|万一|倘若|若是|的话|除非|一旦|"
                           r"\b(?:if|unless|suppose|supposing|imagine|in\s+case|assuming|were\s+i|had\s+i|would\s+i|i'?d\s+(?:be|have|like|love))\b",
                           re.I)
+_FOR_YOU = re.compile(r"(?:if|in\s+case|whenever|should)\s+(?:you|u)\b|(?:如果|要是|万一)?(?:你|您)(?:要是|如果)?(?:需要|要用|想|用得上)", re.I)
 _REPORT = re.compile(
     # (Not the speaker's own discourse markers built on 说/讲: 说来奇怪, 说实话, 老实说, 说真的, 讲真.)
     r"(?<!老实)(?<!坦白)(?<!实话)(?<!话)(?:总|老|常|经常|一直|也|都|还)?(?:说|讲|告诉我|觉得|认为|以为|提到|表示|声称|嘱咐|叮嘱|要求我)"
@@ -257,6 +259,11 @@ def _sentence_wide(clauses: list[Clause], sentence: str, terminator: str, meter:
         return clauses
     # subtle: "如果明天下雨，我就不去了" — the consequence is as hypothetical as the condition.
     supposes = [bool(meter.scan(_CONDITIONAL, c.core)) for c in clauses]
+    # A condition put to the listener ("…, in case you need it", "…, if you're ever picking a
+    # place", "你要是需要的话") supposes only itself: what the speaker said beside it stays said.
+    for_you = [holds and bool(meter.scan(_FOR_YOU, c.core, "match")) for c, holds in zip(clauses, supposes)]
+    if any(supposes) and not all(supposes) and all(y for y, h in zip(for_you, supposes) if h):
+        return [_with(c, "conditional", flags=c.flags | {"condition"}) if holds else c for c, holds in zip(clauses, supposes)]
     if any(supposes):  # the clause that holds the condition is marked: "condition"
         return [_with(c, "conditional", flags=c.flags | {"condition"} if holds else c.flags)
                 for c, holds in zip(clauses, supposes)]
