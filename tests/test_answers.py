@@ -76,3 +76,21 @@ def test_the_reading_in_pieces():
     asked = question_clauses("when does the car insurance renew?")[0]
     assert shared_terms(asked, answer_terms("car insurance renews on May 3")) >= {"car", "insur"}
     assert shared_terms(asked, answer_terms("the car is at the garage")) == frozenset()  # one word: not enough
+
+
+@pytest.mark.parametrize("question, statement", [
+    ("is the dentist on Monday?", "my sister is training to be a dentist"),   # the thing, but no value
+    ("can my cat eat tuna?", "my cat loves tuna"),
+    ("家长会是五点还是六点？", "家长会真无聊"),
+])
+def test_a_statement_that_gives_no_value_answers_nothing(memory, question, statement):
+    asked = memory.add(Message("user", question)).record_id
+    assert asked not in memory.add(Message("user", statement)).supersedes
+
+
+def test_another_question_beside_the_answered_one_stays(memory):
+    asked = memory.add(Message("user", "is the dentist on Monday? and what should I cook for the kids?")).record_id
+    result = memory.add(Message("user", "the dentist is Wednesday at 10"))
+    assert asked in result.supersedes
+    assert "cook for the kids" in memory.build_context("what should I cook for the kids?")
+    assert not any(r["content"].startswith("?") for r in memory.store.all_records())  # no stray "?" left

@@ -20,15 +20,19 @@ def _chat(memory, clock, *turns):
 
 def test_turns_before_a_pause_leave_the_window_for_the_summary(clock):
     with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
-        _chat(memory, clock, ("user", "I commute by bike, 12 km each way"), ("assistant", "Nice distance."))
+        _chat(memory, clock, ("user", "I commute by bike, 12 km each way"), ("assistant", "Nice distance."),
+              ("user", "lunch is at noon today"), ("assistant", "Enjoy it."))
         assert "recent: user: I commute by bike" in memory.build_context("how do I get to work?", "kai")
         clock.advance(hours=9)
         later = memory.build_context("how do I get to work?", "kai")
-        assert "recent:" not in later and "summary:" in later and "12 km each way" in later
+        assert "recent: user: I commute" not in later and "summary:" in later and "12 km each way" in later
         assert "Nice distance" not in later  # the model's unverified words never enter the summary
-        _chat(memory, clock, ("user", "new week, new playlist"))
+        assert "recent: user: lunch is at noon today" in later  # the last exchange stays (see below)
+        _chat(memory, clock, ("user", "new week, new playlist"))  # may be about the last exchange: it stays
+        assert "recent: user: lunch is at noon today" in memory.build_context("how do I get to work?", "kai")
+        _chat(memory, clock, ("assistant", "Nice, what's on it?"))  # answered: the new exchange is the last
         now = memory.build_context("how do I get to work?", "kai")
-        assert "recent: user: new week, new playlist" in now and "recent: user: I commute" not in now
+        assert "recent: user: new week, new playlist" in now and "recent: user: lunch" not in now
 
 
 def test_a_short_pause_keeps_the_conversation(clock):
@@ -42,7 +46,7 @@ def test_a_short_pause_keeps_the_conversation(clock):
 def test_a_supposition_is_history_but_not_the_users_story(clock):
     with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
         _chat(memory, clock, ("user", "I drive an old Corolla, 200k miles on it"),
-              ("user", "if I get the bonus we'll buy an electric Kia"))
+              ("user", "if I get the bonus we'll buy an electric Kia"), ("user", "ok, lunch time"))
         assert "electric Kia" in memory.build_context("what car do I drive?", "kai")  # the conversation, verbatim
         clock.advance(days=2)
         later = memory.build_context("what car do I drive?", "kai")
@@ -73,3 +77,19 @@ def test_a_question_to_the_assistant_is_not_the_users_story(clock):
         reasons = [e.reasons for e in memory.explain("eggs", "kai").summary if not e.shown]
         assert reasons == [("question",)]
         assert "soft-boiled" in memory.build_context("how long for soft-boiled eggs?", "kai")  # asked again: found
+
+
+def test_a_hedged_fact_is_the_users_story():
+    for text in ("If it helps, I'm allergic to peanuts", "in case it matters, I'm diabetic",
+                 "万一你忘了，我对青霉素过敏", "如果没记错的话，我的护照三月到期"):
+        assert supposes(text) == (), text
+
+
+def test_the_last_exchange_survives_a_night(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
+        _chat(memory, clock, ("user", "which laptop for video editing under $2,000?"),
+              ("assistant", "Two options: the MacBook Pro 14 at $1,999, or the ProArt P16 at $1,899."),
+              ("user", "def f(x):\n    return x * 2"))
+        clock.advance(hours=9)
+        later = memory.build_context("tell me more about the second option", "kai")
+        assert "ProArt P16" in later and "which laptop" in later and "return x * 2" in later

@@ -197,3 +197,40 @@ def test_a_user_another_process_keeps_writing_is_read_by_its_new_rows(tmp_path, 
         writer.forget("ann", writer.retrieve("training log 0", "ann")[0].record["record_id"])
         monkeypatch.undo()  # a delete: the user's rows are read again
         assert "training log 0" not in reader.build_context("training log ran km", "ann", top_k=10)
+
+
+def test_a_write_that_rolls_back_gives_back_the_reads_it_carried(tmp_path):
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        for _ in range(3):
+            memory.build_context("boiler service", "ann")
+        with pytest.raises(ZeroDivisionError):
+            with memory.batch():
+                memory.add(Message("user", "a note that never lands", "bob"))
+                1 / 0
+        assert _on_disk(path, "ann")[0] == 0 and memory.storage.book.pending > 0  # waiting again
+        assert len(_events(memory, "ann")) == 3
+
+
+def test_health_counts_the_reads_that_wait(tmp_path):
+    with MemoryManager(store_path=tmp_path / "memory.sqlite3") as memory:
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        for _ in range(3):
+            memory.build_context("boiler service", "ann")
+        memory.health("ann")
+        assert memory.storage.book.pending == 0 and _on_disk(tmp_path / "memory.sqlite3", "ann")[0] == 3
+
+
+def test_vectors_a_read_embedded_are_not_added_twice_after_the_write(tmp_path):
+    from v2_memory.retrieval.embedder import HashingEmbedder
+
+    path = tmp_path / "memory.sqlite3"
+    with MemoryManager(store_path=path) as memory:
+        for text in ("coffee in lisbon", "the train to porto", "coffee budget"):
+            memory.add(Message("user", text, "ann"))
+    with MemoryManager(store_path=path, embedder=HashingEmbedder(16)) as memory:
+        first = [h.record["record_id"] for h in memory.retrieve("coffee", "ann")]
+        assert [h.record["record_id"] for h in memory.retrieve("coffee", "ann")] == first
+        memory.add(Message("user", "a note about tea", "ann"))  # writes the vectors the reads embedded
+        assert [h.record["record_id"] for h in memory.retrieve("coffee", "ann")] == first

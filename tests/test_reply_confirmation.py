@@ -133,3 +133,14 @@ def test_an_echoed_yes_verifies_the_offer_and_it_is_remembered(clock):
         result = memory.add(Message("user", "订吧，周六晚上六点", "mei"))
         assert "verified_previous_reply" in result.reasons
         assert memory.governor.states([offer])[offer].verified
+
+
+@pytest.mark.parametrize("reply, offer", [
+    ("I used it last year and hated it", "Want me to add the Headspace app to your list?"),
+    ("took that one last week and it was late", "Should I take the 6pm train?"),
+    ("tried that one, it's the one that made me sick", "Want to try the 3-day keto plan?"),
+    ("I sent it already", "Would you like me to send the invoice to Dana?"),
+    ("难", "考试难吗？"),                                        # an answer, not a yes to an offer
+])
+def test_what_happened_before_is_no_yes(reply, offer):
+    assert reply_to(reply, asked=True, offer=offer) is None

@@ -76,7 +76,7 @@ CLASSES = [
     ("login_pair", "portal user: j.ortiz and pass 9fT!pq", ["9fT!pq"], ["secret"]),
     ("login_pair", "username rita_w; pwd bluebird77", ["bluebird77"], ["secret"]),
     ("card_label", "工资卡是建行的 6217 0001 2345 6789，别外传", ["6217 0001 2345 6789"], ["account_number"]),
-    ("card_label", "my debit card is 4000 1234 5678 9010", ["4000 1234 5678 9010"], ["account_number"]),
+    ("card_label", "my debit card number is 4000 1234 5678 9010", ["4000 1234 5678 9010"], ["account_number"]),
 ]
 
 HARD_NEGATIVES = [
@@ -89,7 +89,7 @@ HARD_NEGATIVES = [
     "房间 1208，早餐 7:30 开始", "https://github.com/acme/rocket/settings/hooks", "https://example.com/search?q=42&page=3",
     "coordinates 40.7128, -74.0060", "ISBN 978-3-16-148410-0", "build 2024.11.05 shipped", "postgres://db.internal:5432/app",
     "my SSN? not telling you", "score 98.5 97.2 96.0", "the zip code is 02139",
-    "the user will pass midterms", "user bob, pass the salt", "信用卡的额度是 50000", "储蓄卡的余额是 123456",
+    "the user will pass midterms", "user bob, pass the salt", "I linked my bank card to 12306", "信用卡的额度是 50000", "储蓄卡的余额是 123456",
 ]
 
 

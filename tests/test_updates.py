@@ -111,11 +111,3 @@ def test_rewordings_collapse_into_one_memory_with_a_count(memory):
     assert len(kept) == 1 and kept[0].duplicates == 1
     assert any(a.reasons == ("duplicate", "rewording") for a in explanation)
 
-
-def test_where_we_live_is_where_the_user_lives(memory):
-    memory.add(Message("user", "we live at 14 Elm Row, the blue door"))
-    assert live(memory) == {("location", "14 Elm Row")}
-    result = memory.add(Message("user", "我们家搬到了滨江"))
-    assert result.supersedes and ("location", "滨江") in live(memory) and ("location", "14 Elm Row") not in live(memory)
-    memory.add(Message("user", "我们住的酒店在海边", user_id="kai"))  # the hotel, not a home
-    assert memory.facts("kai") == []

@@ -124,6 +124,8 @@ class Description(Displayed):
         """The memory health dashboard (pollution rate, decay efficiency, leakage, ...) right now:
         of the whole store, or, given ``user_id`` (and ``tenant_id``), of that user's memory only."""
         scope = require_scope(user_id, tenant_id) if user_id is not None else None
+        with self._lock:
+            self.storage.book.settle(self.storage)  # this process's waiting reads are part of the picture
         with self._lock, self.storage.consistent_reads():  # one picture, while other processes write
             writes = self.audit.writes() if self.audit is not None else []
             reads = self.audit.reads() if self.audit is not None else []

@@ -11,11 +11,11 @@ question's words recalls the statement instead (``Governor._recall_corrections``
 What counts, strictly in the user's own words:
 
     the question    a clause the segmenter reads as a question (``text/segmenter.py``), in an
-                    earlier message of the user, of the same task, stored with ``asks`` (the
-                    write marks each message that asks, so an answer reads no other message's
-                    clauses; messages stored before this release carry no mark and are not
-                    looked for); the rest of that message stays as it was ("… I can't
-                    remember" is kept)
+                    earlier message of the user still in the recent window of the same session
+                    and task — the conversation the answer belongs to, so a write costs the same
+                    however long the history — and stored with ``asks`` (the write marks each
+                    message that asks; messages stored before this release carry no mark); the
+                    rest of that message stays as it was ("… I can't remember" is kept)
     the answer      a statement clause of the new message (not a question, request, hypothesis
                     or someone's report): a message that asks as well answers nothing
     the same thing  the question's *thing* — its content words (stems, CJK bigrams; no stop
@@ -40,10 +40,10 @@ import re
 
 from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..text.segmenter import Clause, read_message
+from .corrections import value_kinds
 
-__all__ = ["question_clauses", "answer_terms", "shared_terms", "ANSWER_CANDIDATES", "MIN_SHARED"]
+__all__ = ["question_clauses", "answer_terms", "asked_about", "shared_terms", "MIN_SHARED"]
 
-ANSWER_CANDIDATES = 20  # the user's records sharing the answer's words that are checked for questions
 MIN_SHARED = 2  # content words a question and its answer share at least
 
 
@@ -71,11 +71,33 @@ def question_clauses(text: str) -> list[Clause]:
 
 def answer_terms(text: str) -> frozenset[str]:
     """The content words of ``text``'s statements, or none when it asks, requests or supposes
-    anything (a message that asks back answers nothing)."""
+    anything (a message that asks back answers nothing), or gives no value — a number, a day, a
+    date, a time, a name ("my sister is training to be a dentist" answers no "is the dentist on
+    Monday?"; "the dentist is Wednesday" does)."""
     clauses = read_message(text)
     if any(clause.act in ("question", "request", "conditional") for clause in clauses):
         return frozenset()
-    return frozenset().union(*(_content(c.core) for c in clauses if c.act == "statement"))
+    statements = [c.core for c in clauses if c.act == "statement"]
+    if not any(value_kinds(core) or _NAME.search(core) for core in statements):
+        return frozenset()
+    return frozenset().union(*(_content(core) for core in statements))
+
+
+# A name inside a sentence ("moved to Albuquerque", "went with RabbitMQ"): a capital after its first word.
+_NAME = re.compile(r"(?<=[\w,]\s)[A-Z][\w-]{1,40}")
+
+
+def asked_about(questions: list[Clause], answer: frozenset[str]) -> list[Clause]:
+    """The question clauses an answer takes out: those about its thing, and with them those of
+    the same message that name no thing of their own or point back at it ("…, is it the 9th?",
+    "… was it like $90?" ask about the thing before them); another question beside them ("… and
+    what should I cook for the kids?") stays."""
+    if not any(shared_terms(q, answer) for q in questions):
+        return []
+    return [q for q in questions if shared_terms(q, answer) or not _thing(q.core) or _POINTS_BACK.search(q.core)]
+
+
+_POINTS_BACK = re.compile(r"\b(?:it|that|this|they|them|he|she)\b|它|这个|那个|他|她", re.I)
 
 
 def shared_terms(question: Clause, answer: frozenset[str]) -> frozenset[str]:

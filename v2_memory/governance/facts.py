@@ -124,7 +124,7 @@ _EN_RULES: list[tuple[str, str, int, bool]] = [
     # Retractions: something the user had or did is over ("cancelled Planet Fitness", "I quit keto").
     (rf"(?:cancel+ed|quit|gave\s+up(?:\s+on)?|stopped|cut\s+out|sold|moved\s+out\s+of|got\s+rid\s+of|ditched|dropped\s+out\s+of)\s+"
      rf"(?!at\b|by\b|in\b|to\b|for\b|on\b|it\b|that\b)(?:my\s+|our\s+|the\s+)?(?P<v>[^\s,.;!?][^,.;!?]{{0,30}})", "retract", -1, True),
-    (rf"(?:live|'m\s+living|am\s+living|'re\s+living|are\s+living|'m\s+based|am\s+based|reside)\s+(?:in|at)\s+{_EN_V}", "location", +1, False),
+    (rf"(?:live|'m\s+living|am\s+living|'m\s+based|am\s+based|reside)\s+in\s+{_EN_V}", "location", +1, False),
     (rf"(?:moved|relocated)\s+to\s+{_EN_V}", "location", +1, True),
     (r"(?:'m|am)\s+(?:now\s+)?in\s+(?P<v>[A-Z][\w .-]{1,30}?)\s+now", "location", +1, True),
     (rf"(?:work|'m\s+working|am\s+working)\s+(?:at|for)\s+{_EN_V}", "employer", +1, False),
@@ -147,11 +147,10 @@ def _rules(chinese: bool) -> list[tuple[re.Pattern[str], str, int, bool]]:
     return [(re.compile(rf"^{_EN_ADV}(?:{p})", re.I), k, s, u) for p, k, s, u in _EN_RULES]
 _UPDATE_CUE = re.compile(r"现在|已经|开始|不再|再也不|换|改|搬|最近|如今|\b(?:now|anymore|any\s+more|no\s+longer|these\s+days|"
                          r"switched|moved|changed|started|nowadays|since)\b", re.I)
-_SUBJECT = re.compile(r"^(?:(?:但是?|不过|可是|而且|然后|所以|还|也)\s*|(?:and|but|though|also|so)\b\s*)*"
-                      r"(?:我们家|咱们家|我家|咱家|我(?!们)|本人|i(?=['’])|i\b|we\b|我们|咱们)?\s*", re.I)
+_SUBJECT = re.compile(r"^(?:(?:但是?|不过|可是|而且|然后|所以|还|也)\s*|(?:and|but|though|also|so)\b\s*)*(?:我(?!们)|本人|i(?=['’])|i\b|we\b|我们)?\s*", re.I)
 _MY = re.compile(r"^(?:my\s+|我的)")
 _OWN_TOPIC = re.compile(_POSSESSION)
-_WE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:we\b|we'(?:ve|re|d)\b|我们|咱们|咱家)", re.I)
+_WE = re.compile(r"^(?:(?:and|but|so)\s+)?(?:we\b|we'(?:ve|re|d)\b|我们|咱们)", re.I)
 
 # -- values ---------------------------------------------------------------------------------------------
 _PRONOUNS = {"你", "您", "他", "她", "它", "你们", "他们", "这个", "那个", "you", "him", "her", "it", "them", "this", "that",
@@ -201,10 +200,8 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     # is the speaker's own: chat drops the "I", and a change of state has a subject.
     dropped = clause.whose == "unknown" and clause.act == "statement" and body == clause.core.strip()
     rules = _rules(bool(re.match(r"[\u4e00-\u9fff]", body)))
-    # Where "we" live is where the user lives ("we live in Leeds", "我们家住在安贞里"): a household's home.
-    household = bool(_WE.match(clause.core)) and clause.act == "statement"
     for pattern, key, polarity, update in rules:
-        if not own and key != "retract" and not dropped and not (household and key == "location"):
+        if not own and key != "retract" and not dropped:
             continue
         match = meter.scan(pattern, body, "match")
         if match is None or (clause.act == "request" and key != "recommend"):

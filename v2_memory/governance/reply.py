@@ -41,11 +41,13 @@ _ACCEPT = re.compile(rf"^(?:(?:{_YES_EN})\b|(?:{_YES_ZH}))", re.I)
 _TRUE = re.compile(r"\b(?:correct|right|exactly|that'?s\s{1,3}(?:right|correct|it)|absolutely|indeed|yes|yep|yeah)\b|没错|正确|对|是的|就是", re.I)
 # Taking up what was offered, with a word pointing back at it.
 # (A taking-up verb in any tense: "book it", "just booked it", "went with that one".)
-_TAKE_UP = re.compile(r"\b(?:book(?:ed)?|take|took|go(?:ing)?\s{1,3}with|went\s{1,3}with|use[d]?|pick(?:ed)?|cho(?:o)?se|"
-                      r"order(?:ed)?|add(?:ed)?|keep|kept|send|sent|schedul(?:e|ed)|reserv(?:e|ed)|grab(?:bed)?)"
+# (A choosing verb may be past: "just booked it", "went with that one"; "used it", "took that one",
+# "sent it" tell what happened before, not a choice of what was offered.)
+_TAKE_UP = re.compile(r"\b(?:book(?:ed)?|take|go(?:ing)?\s{1,3}with|went\s{1,3}with|use|pick(?:ed)?|choose|chose|"
+                      r"order(?:ed)?|add|keep|send|schedul(?:e|ed)|reserv(?:e|ed)|grab(?:bed)?)"
                       r"\s{1,3}(?:it|that|this|them|that\s{1,3}one|this\s{1,3}one)\b"
                       r"|\b(?:that|this|the\s{1,3}[\w-]{1,20})\s{1,3}one\s{1,3}(?:works|is\s{1,3}(?:fine|good|perfect))\b|\b(?:that|this)\s{1,3}works\b"
-                      r"|\b(?:that'?s|this\s{1,3}is|it'?s)\s{1,3}the\s{1,3}one\b"
+                      r"|\b(?:that'?s|this\s{1,3}is|it'?s)\s{1,3}the\s{1,3}one\b(?!\s{1,3}(?:that|which|who|where|i|we|you)\b)"
                       r"|就(?:订|要|选|用|买|约|按)|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
 _NO = re.compile(r"^(?:no|nope|nah|not\s{1,3}(?:quite|really|exactly|right)|wrong|incorrect|that'?s\s{1,3}(?:wrong|not\s{1,3}(?:right|it))|"
                  r"不是|不对|错了|没有|不不|不用了|不要)\b", re.I)
@@ -88,6 +90,8 @@ def _echoes(reply: str, offer: str) -> bool:
     verb = _PARTICLES.sub("", reply.strip())
     if not 1 <= len(verb) <= 2 or not all("\u4e00" <= ch <= "\u9fff" for ch in verb) or _NOT_YES.match(verb):
         return False
+    if not _OFFER.search(offer[-LIMIT:]) and not re.search(r"要不要|要.{0,8}吗|[订约买去]不[订约买去]", offer[-LIMIT:]):
+        return False  # "考试难吗？" "难": an answer to a question, not a yes to an offer
     return any(form in offer[-LIMIT:] for form in (f"{verb}吗", f"要不要{verb}", f"{verb}不{verb}", f"{verb}不{verb[-1]}"))
 
 

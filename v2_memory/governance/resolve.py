@@ -34,14 +34,14 @@ from .revocation import Revocation, revocation_targets
 from .decay import DecayRates
 from .facts import Claim, extract_claims
 from .identifiers import extract_identifiers
-from .answers import ANSWER_CANDIDATES, answer_terms, question_clauses, shared_terms
+from .answers import answer_terms, asked_about, question_clauses
 from .persona import SINGLE_VALUED_KEYS
 
 __all__ = ["Resolver"]
 
 REVOCATION_CANDIDATES = 50  # records sharing the thing's words a take-back is checked against
 RESTATEMENT_CANDIDATES = 20  # records sharing the thing's words that a restatement is checked against
-_JOINERS = re.compile(r"^[\s，,、;；:：—–-]+|[\s，,、;；:：—–-]+$")
+_JOINERS = re.compile(r"^[\s，,、;；:：—–?？!！-]+|[\s，,、;；:：—–-]+$")  # a remainder never opens with a stray "?"
 
 
 class Resolver:
@@ -158,21 +158,21 @@ class Resolver:
     def answered(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
         """Supersede the user's earlier questions this statement answers (``answers.py``): every
         question clause of a message one of whose questions shares the answer's words ("what's
-        Jamie's birthday, is it the 9th?": the second asks about the first's thing). Candidates:
-        ``recent`` (the user's turns in the window, newest first) and the store's search for the
-        answer's words, so a write costs what its matches cost."""
-        answer = answer_terms(message.content) if record_id is not None else frozenset()
-        if not answer or record_id is None:
+        Jamie's birthday, is it the 9th?": the second asks about the first's thing). Where it looks:
+        ``recent``, the user's turns still in the recent window of this session and task, newest
+        first — the conversation the answer belongs to (taken from the cached partition: a write
+        costs the same however long the history is)."""
+        if record_id is None or not recent:
             return ()
-        hits = hooks_of(self.store).lexical.search(message.content, message.user_id, top_k=ANSWER_CANDIDATES,
-                                                  threshold=1e-9, tenant_id=message.tenant_id)
-        found = {h.record["record_id"]: h.record for h in hits}
-        found.update(hooks_of(self.store).get_many(recent, (message.tenant_id, message.user_id)))  # cached: no query
-        answered = []
+        found = hooks_of(self.store).get_many(recent, (message.tenant_id, message.user_id))
         earlier = [r for rid, r in sorted(found.items()) if rid < record_id and r.get("asks")]
+        answer = answer_terms(message.content) if earlier else frozenset()  # read only when a question waits
+        if not answer:
+            return ()
+        answered = []
         for record in self._live(earlier, message, record_id):
-            asked = question_clauses(record["content"])
-            if any(shared_terms(clause, answer) for clause in asked):
+            asked = asked_about(question_clauses(record["content"]), answer)
+            if asked:
                 self.supersede_spans(message, record["record_id"], [(c.start, c.end) for c in asked], record_id)
                 answered.append(record["record_id"])
         return tuple(answered)
@@ -265,7 +265,7 @@ class Resolver:
         kept = _JOINERS.sub("", " ".join(pieces + [content[last:]])).strip()
         kept = re.sub(r"\s{2,}", " ", kept)
         kept = re.sub(r"([，,;；、])(?:\s*[，,;；、])+", r"\1", kept)  # "5800， ，房东" -> "5800，房东"
-        if kept and len(kept) >= 2 and kept != content:
+        if kept and len(kept) >= 2 and kept != content and re.search(r"\w", kept):  # not "? ?": no words left
             self._split(message, record, kept)
         self.ledger.supersede(record_id, by, self.rates.conflict)
         return self.ledger.supersede_facts_of(record_id)

@@ -23,6 +23,7 @@ they stay in the window only.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -40,17 +41,25 @@ Scope = tuple  # (tenant_id or None, user_id)
 def supposes(text: str) -> tuple[str, ...]:
     """``("hypothetical",)`` when ``text`` opens with a supposition and says nothing else as so
     (its first clause holds the condition and every clause is conditional: "if the promotion
-    comes through we'll get a Tesla", "要是哪天去柏林，我想住十字山区"); else ``()``. A plain
-    statement with a condition after it ("my favourite food is Ethiopian, if you're ever
-    suggesting places") is the user's story.
+    comes through we'll get a Tesla", "要是哪天去柏林，我想住十字山区") and says what would happen
+    (would, will, 就, 想 …); else ``()``. A plain statement with a condition after it ("my favourite
+    food is Ethiopian, if you're ever suggesting places"), or a fact behind a hedge ("if it helps,
+    I'm allergic to peanuts", "万一你忘了，我对青霉素过敏"), is the user's story.
 
-        >>> supposes("要是升职了就换辆车"), supposes("I love sushi, if you ever book dinner"), supposes("I drive a Camry")
+        >>> supposes("要是升职了就换辆车"), supposes("I love sushi, if you ever book dinner"), supposes("if it helps, I'm diabetic")
         (('hypothetical',), (), ())
     """
     clauses = read_message(text[:READ_LIMIT])
-    if clauses and "condition" in clauses[0].flags and all(c.act == "conditional" for c in clauses):
+    if clauses and "condition" in clauses[0].flags and all(c.act == "conditional" for c in clauses) \
+            and _WOULD.search(text[:READ_LIMIT]):
         return ("hypothetical",)
     return ()
+
+
+# What a supposed plan says: would, will, might, 就, 会, 想 … ("If it helps, I'm allergic to peanuts",
+# "如果没记错的话，我的护照三月到期" hedge a fact that holds: no such word, no supposition).
+_WOULD = re.compile(r"\b(?:will|would|might|could|maybe|perhaps|gonna|going\s{1,3}to|plan\s{1,3}to|hope\s{1,3}to)\b|\w'(?:ll|d)\b"
+                    r"|就|会|想|要(?!是)|打算|准备|可能|也许", re.I)
 
 
 def only_asks(text: str) -> tuple[str, ...]:

@@ -111,13 +111,20 @@ class TrackView:
 
     def conversation_start(self, entries: list[tuple[int | None, Message]]) -> int:
         """Where this read's conversation begins in the window: after the last pause of at least
-        ``CONVERSATION_GAP`` between two turns, or between the last turn and now (0: no pause)."""
+        ``CONVERSATION_GAP`` between two turns, or between the last turn and now (0: no pause) —
+        but never after the last exchange (the user's turn the assistant last answered, and all
+        after it): whoever comes back after a night ("tell me more about the second one") still
+        has the exchange they left, whatever it holds."""
         if not self.policy.enabled or not entries:
             return 0
         times = [message.timestamp for _, message in entries] + [self.clock()]
+        roles = [message.role for _, message in entries]
+        last = max((i for i, role in enumerate(roles) if role == "user"), default=0)
+        reply = max((i for i, role in enumerate(roles) if role == "assistant"), default=-1)
+        asked = max((i for i in range(reply) if roles[i] == "user"), default=last) if reply > 0 else last
         for index in range(len(entries), 0, -1):
             if times[index] is not None and times[index - 1] is not None and times[index] - times[index - 1] >= CONVERSATION_GAP:
-                return index
+                return min(index, last, asked)
         return 0
 
     def _in_read_scope(self, message: Message, scope: Scope, session_id: str | None, task_id: str | None) -> bool:

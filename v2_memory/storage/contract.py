@@ -105,6 +105,7 @@ class Storage:
         self.book = ReadBook(db)  # reads' usage and events, written with the next write
         self.ledger.defer = self.vectors.defer = self.book.defer
         db.on_begin = self.book.write  # what earlier reads recorded commits with the next write, whoever writes
+        db.on_end = self.book.ended  # ... or waits again if that write rolls back
         if isinstance(audit, EventBound):
             audit.settle = partial(self.book.settle, self)  # this process reads its own reads
         db.ensure(_SCHEMA)

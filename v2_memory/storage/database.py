@@ -59,9 +59,11 @@ class QueryHelpers:
     _reading: bool  # a read snapshot is open: nothing may be written until it ends
     _meta_seen: dict[str, str] | None  # the meta table as the open snapshot sees it (``meta``)
     epoch: int  # moves at every write and every transaction's start and end (see Ledger.states)
-    # Called first inside every outermost write transaction, whoever opens it (the storage sets
-    # it: what earlier reads recorded commits with the next write, ``read_book.py``).
+    # Called first inside every outermost write transaction, whoever opens it, and with whether it
+    # committed when it ends (the storage sets them: what earlier reads recorded commits with the
+    # next write, and waits again if that write rolls back, ``read_book.py``).
     on_begin: Callable[[], None] | None = None
+    on_end: Callable[[bool], None] | None = None
 
     def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
         """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
@@ -110,11 +112,17 @@ class QueryHelpers:
                 self._depth -= 1
                 if self._depth == 0:
                     swallowed = self._failed if clean else None
+                    committed = clean and self._failed is None
                     self.epoch += 1
                     try:
                         self._finish()  # type: ignore[attr-defined]
+                    except BaseException:
+                        committed = False
+                        raise
                     finally:
                         self._failed = None  # over: keep no exception (and its frames) alive
+                        if self.on_end is not None:
+                            self.on_end(committed)
                     if swallowed is not None:  # never report success for what was rolled back
                         raise swallowed_failure(swallowed, self.where) from swallowed  # type: ignore[attr-defined]
 

@@ -165,7 +165,7 @@ class Ledger:
         """Defer ``write``; until it is written (or dropped) its ``steps`` apply to the states read."""
         assert self.defer is not None
         for record_ids, step in steps:
-            for rid in record_ids:
+            for rid in dict.fromkeys(record_ids):  # once each, as the write (``write_in``) applies it
                 self._usage_waits.setdefault(rid, []).append(step)
         self.defer(write, self._usage_waits.clear)
 

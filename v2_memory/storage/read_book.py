@@ -24,10 +24,11 @@ runs in a snapshot that takes no lock (``Storage.reading``), and its traces wait
     overlay cleared
 
 What this costs: a ``kill -9`` loses at most the last ``MAX_READS`` reads' bookkeeping, never a
-write (a process that reads once and then idles keeps that one read's until its next call); a write transaction that fails takes the bookkeeping it
-carried with it. And nothing erased comes back: every erasure or forget, in any process, counts
-itself in the ``erasures`` meta key (``erased``), and a batch of bookkeeping begun under another
-count is dropped, not written.
+write (``MAX_AGE`` is checked when a read ends: a process that reads once and then idles keeps
+that read's until its next call or ``close()``). A write transaction that rolls back gives back
+what it carried (``ended``): it waits for the next one. And nothing erased comes back: every
+erasure or forget, in any process, counts itself in the ``erasures`` meta key (``erased``), and a
+batch of bookkeeping begun under another count is dropped, not written.
 """
 from __future__ import annotations
 
@@ -57,6 +58,7 @@ class ReadBook:
         self._reads = 0
         self._since: float | None = None  # when the oldest waiting read began
         self._erasures: str | None = None  # the erasure count the oldest waiting read saw
+        self._carried: tuple[list[Callable[[], None]], str | None, int, float | None] | None = None
 
     @contextmanager
     def reading(self, storage: Any) -> Iterator[Any]:
@@ -90,6 +92,10 @@ class ReadBook:
     def flush(self, storage: Any) -> None:
         """Write what waits in a transaction of its own; if that fails, say so and drop it (a
         read never fails for its bookkeeping, and nothing waits without bound)."""
+        with storage.db.lock:  # one thread at a time touches what waits
+            self._flush(storage)
+
+    def _flush(self, storage: Any) -> None:
         if not self._writes or storage.db.read_only:
             self.drop()
             return
@@ -123,8 +129,9 @@ class ReadBook:
         """Write what waits now, outside any read or transaction (before this process reads its
         own read log); inside one, what waits is written with it or is written already."""
         db = storage.db
-        if self._writes and not (db.reading or db.in_transaction or db.read_only):
-            self.flush(storage)
+        with db.lock:
+            if self._writes and not (db.reading or db.in_transaction or db.read_only):
+                self._flush(storage)
 
     def due(self) -> bool:
         """Whether enough reads, or enough time, gathered for a write of their own."""
@@ -135,6 +142,7 @@ class ReadBook:
         """Inside a write transaction: carry out what waits, unless something was erased since
         the first waiting read (then drop it all: it may quote or count what is gone)."""
         writes, erasures, settled = self._writes, self._erasures, self._settled
+        self._carried = (writes, erasures, self._reads, self._since)  # until the transaction ends
         self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
         try:
             if writes and self.db.meta(_ERASURES) == erasures:
@@ -143,6 +151,16 @@ class ReadBook:
         finally:
             for done in settled:
                 done()
+
+    def ended(self, committed: bool) -> None:
+        """The write transaction that carried what waited ended: if it rolled back, what it
+        carried waits again (its usage is applied again once written, not meanwhile)."""
+        carried, self._carried = self._carried, None
+        if committed or carried is None or not carried[0]:
+            return
+        writes, erasures, reads, since = carried
+        self._writes, self._reads = writes + self._writes, reads + self._reads
+        self._since, self._erasures = since, erasures  # the oldest waiting read is the carried one's
 
     def drop(self) -> int:
         """Forget what waits (a store closing after its last write failed); return how much."""

@@ -172,7 +172,7 @@ class SemanticStore(StoreHooks):
         cached = self._indexes.get(scope)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        if cached is not None and stamp[1] > cached[0][1]:
+        if cached is not None and stamp[1] > cached[0][1] and not self.vectors.waiting(key):
             rows = self.vectors.load(key, self.embedder.dimension, after=cached[0][1])
             if cached[0][0] + len(rows) == stamp[0]:  # only additions since: extend
                 cached[1].add_vectors(rows)
@@ -191,7 +191,7 @@ class SemanticStore(StoreHooks):
                 stored.update(self._store_vectors(missing))
         index = SemanticIndex(self.embedder)
         index.add_vectors(sorted(stored.items()))
-        if not (missing and reading):  # cached once every vector is stored
+        if not (missing and reading) and not self.vectors.waiting(key):  # cached once every vector is stored
             self._indexes[scope] = (self.vectors.stamp(key), index)
         return index
 

@@ -87,6 +87,11 @@ class VectorTable:
                         "DO UPDATE SET scope = excluded.scope, vector = excluded.vector",
                         (record_id, scope, pack(vector)))
 
+    def waiting(self, scope: str) -> bool:
+        """Whether vectors a read put for ``scope`` wait to be written (an index holding them is
+        not what the table holds yet: it must not be cached under the table's stamp)."""
+        return any(owner == scope for owner, _ in self._waiting.values())
+
     def load(self, scope: str, dimension: int, *, after: int = 0) -> list[tuple[int, list[float]]]:
         """The scope's ``(record_id, vector)`` pairs with ids above ``after``, in id (insertion) order
         (with the vectors a read put that wait to be written: ``put``)."""

@@ -75,7 +75,8 @@ _TAG = re.compile(r"(?:对吧|对不对|是吧|是不是|对吗|是吗|没错吧
 _CONDITIONAL = re.compile(r"如果|要是|假如|假设|假使|万一|倘若|若是|的话|除非|一旦|"
                           r"\b(?:if|unless|suppose|supposing|imagine|in\s+case|assuming|were\s+i|had\s+i|would\s+i|i'?d\s+(?:be|have|like|love))\b",
                           re.I)
-_FOR_YOU = re.compile(r"(?:if|in\s+case|whenever|should)\s+(?:you|u)\b|(?:如果|要是|万一)?(?:你|您)(?:要是|如果)?(?:需要|要用|想|用得上)", re.I)
+_FOR_YOU = re.compile(r"(?:if|in\s+case|whenever|should)\s+(?:you|u)(?:'re|\s+are)?\s+(?:ever\s+)?(?:need|want\s+it|suggest|pick|book|plan)"
+                      r"|(?:如果|要是|万一)?(?:你|您)(?:要是|如果)?(?:需要|用得上)", re.I)
 _REPORT = re.compile(
     # (Not the speaker's own discourse markers built on 说/讲: 说来奇怪, 说实话, 老实说, 说真的, 讲真.)
     r"(?<!老实)(?<!坦白)(?<!实话)(?<!话)(?:总|老|常|经常|一直|也|都|还)?(?:说|讲|告诉我|觉得|认为|以为|提到|表示|声称|嘱咐|叮嘱|要求我)"

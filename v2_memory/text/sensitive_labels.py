@@ -7,7 +7,7 @@ or a phone (English or Chinese), then a short link, then a value-like token is a
     id_number       SSN, social security / insurance number, passport, driver's licence, national ID,
                     tax ID, NHS / Medicare number; 身份证号, 护照号, 社保号, 驾驶证号, 证件号, 医保号, 税号
     account_number  account number / no. / #, acct, IBAN, routing number, sort code, card number,
-                    debit / credit / bank card, customer / member / policy number; 银行卡号, 卡号, 账号,
+                    debit / credit / bank card number, customer / member / policy number; 银行卡号, 卡号, 账号,
                     账户, 户号, 信用卡号, 储蓄卡, 借记卡, 工资卡
     phone           phone, cell, mobile, tel, landline, fax, WhatsApp; 手机号, 电话, 座机, 联系方式
 
@@ -36,7 +36,7 @@ _EN_LABELS = {
                   r"|licen[cs]e (?:number|no\.?)|national id(?: number| no\.?)?|id (?:number|no\.?|card number)"
                   r"|identity (?:card )?number|tax (?:id|number|file number)|nhs number|medicare(?: number| no\.?)?"),
     "account_number": (r"account(?: number| no\.?| #|#)|acct(?: number| no\.?)?|a/c(?: no\.?)?|iban|routing(?: number| no\.?)?"
-                       r"|sort code|(?:(?:debit|credit|bank|salary) )?card (?:number|no\.?)|(?:debit|credit|bank) card"
+                       r"|sort code|(?:(?:debit|credit|bank|salary) )?card (?:number|no\.?)"
                        r"|(?:customer|member|membership|policy) (?:number|no\.?)"),
     "phone": r"phone(?: number| no\.?| #)?|telephone|tel\.?|cell(?: phone| number)?|mobile(?: number| no\.?)?|landline|fax|whatsapp",
 }
