@@ -30,6 +30,7 @@ from .identifiers import extract_identifiers, version_candidates
 from .judge import Judge
 from .persona import SINGLE_VALUED_KEYS, render_fact
 from .reply import asks, reply_to
+from .answers import question_clauses
 from .resolve import Resolver
 from .revocation import detect_revocations
 from .rewording import collapse_rewordings
@@ -113,7 +114,10 @@ class Governor:
         mine = [rid for rid, said in reversed(here) if rid is not None and said.role == "user"]
         # Governance reads what is kept: never words the user asked not to store ("don't store this: …").
         read = replace(message, content=plan.window_text)
-        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before)
+        # The user's turns in the window that ask something (their texts were read when written:
+        # cached), which an answer in this message may take out.
+        asking = [rid for rid, said in reversed(here) if rid is not None and said.role == "user" and question_clauses(said.content)]
+        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking)
         reasons += self._answer(read, plan, record_id, before)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
@@ -145,7 +149,8 @@ class Governor:
         return ()
 
     def _resolve(self, message: Message, plan: WritePlan, record_id: int | None, recent: Sequence[int] = (),
-                 before: tuple[int | None, Message] | None = None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
+                 before: tuple[int | None, Message] | None = None,
+                 asking: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
         """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
         revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
         if not self.policy.enabled or plan.source != "user_input" or plan.quoted:
@@ -176,7 +181,7 @@ class Governor:
             supersedes += tuple(r for r in resolver.person_updates(message, record_id) if r not in supersedes)
         if not supersedes:  # nothing said it changed: the same thing said again with a new when
             supersedes += resolver.restatements(message, record_id, recent)
-        answered = resolver.answered(message, record_id, recent)  # its question, asked earlier, is no longer memory
+        answered = resolver.answered(message, record_id, asking)  # a question asked earlier is no longer memory
         if answered:
             supersedes, reasons = supersedes + tuple(r for r in answered if r not in supersedes), reasons + ("answered_question",)
         if plan.correction and record_id is not None:

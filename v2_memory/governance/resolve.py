@@ -156,12 +156,12 @@ class Resolver:
 
     # -- answered questions ------------------------------------------------------------------------
     def answered(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
-        """Supersede the user's earlier questions this statement answers (``answers.py``): every
-        question clause of a message one of whose questions shares the answer's words ("what's
-        Jamie's birthday, is it the 9th?": the second asks about the first's thing). Where it looks:
-        ``recent``, the user's turns still in the recent window of this session and task, newest
-        first — the conversation the answer belongs to (taken from the cached partition: a write
-        costs the same however long the history is)."""
+        """Supersede the user's earlier questions this statement answers (``answers.py``): the
+        question clauses about its thing, and those that point back at it ("what's Jamie's
+        birthday, is it the 9th?": the second asks about the first's thing). Where it looks:
+        ``recent``, the user's turns still in the recent window of this session and task that ask
+        something, newest first — the conversation the answer belongs to (a write costs the same
+        however long the history is, and nothing when no question waits)."""
         if record_id is None or not recent:
             return ()
         found = hooks_of(self.store).get_many(recent, (message.tenant_id, message.user_id))
