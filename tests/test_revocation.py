@@ -20,6 +20,11 @@ from v2_memory.governance.revocation import detect_revocation, detect_revocation
     ("刚才那句帮我删了", "", True, False),
     ("我的工资你别记了", "工资", False, False),
     ("以后别再提醒我喝水了", "喝水", False, True),
+    ("pls turn off the posture alerts", "posture alerts", False, True),
+    ("cancel the vitamin reminders, I ran out", "vitamin reminders", False, True),
+    ("把周报推送关掉吧", "周报推送", False, True),
+    ("装修那件事删了吧", "装修", False, False),
+    ("体检那事你就当没听过", "体检", False, False),
 ])
 def test_a_take_back_is_read_with_what_it_points_at(text, about, pointer, withdraws):
     found = detect_revocation(text)
@@ -40,6 +45,9 @@ def test_a_take_back_is_read_with_what_it_points_at(text, about, pointer, withdr
     "帮我取消明天下午的会议",                  # about the world
     "别记错了，是周五",                        # "don't get it wrong"
     "我已经把那个app删了",                     # reports what the user did
+    "我把闹钟关掉了",                          # reports what the user did, even of a service
+    "delete the old photos from my phone",   # about the world: no service, no words about speech
+    "那件事取消了",                            # reports that something was called off
 ])
 def test_what_is_not_a_take_back(text):
     assert detect_revocation(text) is None, text
@@ -94,6 +102,45 @@ def test_a_withdrawn_request_leaves_and_the_other_requests_stay():
     assert result.supersedes and not result.revoked and "revocation_target:withdrawn" in result.reasons  # superseded, kept
     seen = memory.build_context("what did I ask you to do: sushi, stretch", "u", top_k=10)
     assert "sushi place for Friday" not in seen and "stretch every hour" in seen
+
+
+def test_a_request_withdrawn_by_its_service_leaves_and_other_requests_stay():
+    memory = _memory()
+    memory.add(Message("user", "from now on answer in metric units", "u"))
+    memory.add(Message("user", "and ping me to review flashcards whenever we talk", "u"))
+    memory.add(Message("user", "the flat is cold today", "u"))
+    result = memory.add(Message("user", "kill the study-app alerts please, I deleted it", "u"))
+    assert result.supersedes and "revocation_target:withdrawn" in result.reasons
+    seen = memory.build_context("what standing requests did I give you?", "u", top_k=10)
+    assert "flashcards" not in seen and "metric" in seen
+
+
+def test_a_service_named_twice_and_no_other_word_takes_nothing_back():
+    memory = _memory()
+    memory.add(Message("user", "remind me to take out the bins on Tuesday", "u"))
+    memory.add(Message("user", "also remind me to call the bank at noon", "u"))
+    result = memory.add(Message("user", "cancel the reminder", "u"))
+    assert not result.supersedes and "revocation_target_not_found" in result.reasons
+
+
+def test_a_chinese_request_withdrawn_by_its_service():
+    memory = _memory()
+    memory.add(Message("user", "以后回复我都用中文", "u"))
+    memory.add(Message("user", "每天早上七点提醒我量血压", "u"))
+    memory.add(Message("user", "今天下雨了", "u"))
+    assert memory.add(Message("user", "早上那个测量提醒取消吧", "u")).supersedes
+    seen = memory.build_context("我给你定过哪些要求？", "u", top_k=10)
+    assert "量血压" not in seen and "中文" in seen
+
+
+def test_a_chinese_matter_taken_back_by_its_characters():
+    memory = _memory()
+    memory.add(Message("user", "下个月打算去成都看熊猫", "u"))
+    memory.add(Message("user", "上周跟房东吵了一架，押金没退", "u"))
+    result = memory.add(Message("user", "吵架的事儿抹掉吧，不想记着", "u"))
+    assert result.supersedes and "revocation_target:recent" in result.reasons
+    seen = memory.build_context("我最近有什么安排？押金 房东", "u", top_k=10)
+    assert "押金没退" not in seen and "熊猫" in seen
 
 
 def test_only_a_sentence_goes_when_the_message_said_more():

@@ -34,7 +34,7 @@ from .corrections import Correction, kind_values, strip_kinds, value_kinds
 from .facts import VEGETARIAN, Claim, extract_claims
 from .persona import SINGLE_VALUED_KEYS
 
-__all__ = ["Target", "terms_of", "correction_target", "clause_of", "retraction_target", "person_update_targets", "may_update_person", "update_facts", "resolve_key", "RECENT"]
+__all__ = ["Target", "terms_of", "content_chars", "correction_target", "clause_of", "retraction_target", "person_update_targets", "may_update_person", "update_facts", "resolve_key", "RECENT"]
 
 RECENT = 5  # user messages of the same session a bare value may reach back to
 RETRACTION_HORIZON = 1000  # latest live statements an update naming its old value searches (cost per write is bounded)
@@ -66,6 +66,17 @@ def _terms(text: str) -> set[str]:
 
 
 terms_of = _terms  # the public name: revocation matches what it takes back by these words
+
+
+def content_chars(text: str) -> frozenset[str]:
+    """The Chinese characters of ``text`` that name things (no grammar characters, no values): what
+    a short Chinese description still shares with a sentence when their words differ ("借钱" and
+    "借了五万", "包" and "刷了个包").
+
+    >>> sorted(content_chars("借钱那事"))
+    ['事', '借', '钱']
+    """
+    return frozenset(c for c in strip_kinds(text) if "\u4e00" <= c <= "\u9fff" and c not in _GRAMMAR_CHARS)
 
 
 def _clauses(record: dict[str, Any]) -> list[tuple[int, int, str]]:

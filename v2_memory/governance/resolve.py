@@ -122,7 +122,10 @@ class Resolver:
                 ids = [previous] if previous is not None else []
                 candidates = self._live([r for r in (self.store.get(rid) for rid in ids) if r is not None], message, record_id)
             elif revocation.said or revocation.withdraws:
-                candidates = self._live(self._search(revocation.about, message), message, record_id)
+                found = self._search(revocation.about, message)
+                if revocation.withdraws:  # a request withdrawn in other words than it was made: the recent ones too
+                    found += [r for r in (self.store.get(rid) for rid in recent) if r is not None]
+                candidates = self._live(list({r["record_id"]: r for r in found}.values()), message, record_id)
             else:
                 # A plain thing ("forget the hotel"): the recent turns; what is kept of the user
                 # ("forget my address", "学校名字你别存了"): also what this session said of it

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text.segmenter import Clause, read_message
-from .conflicts import Target, terms_of
+from .conflicts import Target, content_chars, terms_of
 
 __all__ = ["Revocation", "detect_revocation", "detect_revocations", "revocation_targets", "MAX_TARGETS"]
 
@@ -57,6 +57,7 @@ class Revocation:
     withheld_from: int | None = None  # "don't store this: …": what follows this offset is never stored
     said: bool = False  # the words name what was *said* ("what I told you about X"): it is forgotten
     kept: bool = False  # about what is kept of the user ("forget my address", "学校名字别存了"): reaches the session
+    service: str = ""  # a withdrawn request named by its service ("the nudges", "吃药提醒"): the service's family
 
 
 # -- English -------------------------------------------------------------------------------------
@@ -69,7 +70,7 @@ _FORGET_EN = r"forget|unlearn|disregard|take\s{1,8}back|strike\s{1,8}from\s{1,8}
 _ERASE_EN = r"delete|erase|wipe|scrub|remove|drop|purge|clear|strike|ditch|scrap|get\s{1,8}rid\s{1,8}of|throw\s{1,8}out|cancel|nix|undo|bin"
 _KEEP_EN = r"store|save|keep|remember|note|memori[sz]e|write\s{1,8}down|hold\s{1,8}on\s{1,8}to"
 # A withdrawn request names what the assistant was asked to do: its verb and its object.
-_SERVICE_EN = (r"remind|recommend|suggest|send|ask|tell|mention|bring|call|text|email|notify|ping|nag|alert|show|give|book|"
+_SERVICE_EN = (r"remind|recommend|suggest|send|ask|tell|mention|bring|call|text|email|notify|ping|nag|nudge|alert|show|give|book|"
                r"order|schedule|track|check|add|include|use|offer|propose|plan|look|search|quiz|correct|translate|write|reply|answer")
 _EN = re.compile(
     rf"^{_SOFT}(?:"
@@ -97,18 +98,46 @@ _FRAME_EN = re.compile(r"\b(?:what|everything|anything|all|stuff|things?|bits?|p
                        r"please|pls|plz|abt|bout|now|anymore|again|any|more|completely|entirely|from|your|memory|notes?|records?|for|"
                        r"idea|ideas|business|matter|topic|story|situation|keep|keeping)\b", re.I)
 
+# Requests named by the service they asked for ("drop the language-app nudges", "晚上那个吃药提醒取消吧"):
+# each family is the noun a take-back uses and the words a request for that service uses.
+_SERVICES = {
+    "remind": (r"remind(?:er)?s?|提醒", r"\bremind|提醒"),
+    "nudge": (r"nudges?|nags?|prods?", r"\bnudg|\bnag|\bprod"),
+    "notify": (r"notifications?|alerts?|pings?|通知|推送", r"\bnotif|\balert|\bping|通知|推送"),
+    "check-in": (r"check[\s-]{0,3}ins?", r"\bcheck(?:ing)?[\s-]{0,3}in"),
+    "recommend": (r"recommendations?|recs|suggestions?|推荐", r"\brecommend|\brecs?\b|\bsuggest|推荐"),
+    "wake": (r"wake[\s-]{0,3}up\s{1,8}calls?|wake[\s-]{0,3}ups?|叫醒|闹钟", r"\bwak(?:e|ing)\b|叫醒|叫我起"),
+    "update": (r"updates?|digests?|summaries|tips|quizz(?:es)?|督促|打卡", r"\bupdat|\bdigest|\bsummar|\btips?\b|\bquiz|督促|打卡"),
+}
+_SERVICE_NOUN = {family: re.compile(rf"(?:\b|(?<=[\u4e00-\u9fff]))(?:{noun})(?:\b|(?=[\u4e00-\u9fff])|$)", re.I)
+                 for family, (noun, _) in _SERVICES.items()}
+_SERVICE_ASKED = {family: re.compile(asked, re.I) for family, (_, asked) in _SERVICES.items()}
+# Verbs that turn a service off, read only with a service's noun ("turn off the stretch reminders").
+_OFF_EN = re.compile(rf"^{_SOFT}(?:drop|cancel|stop|end|kill|nix|scrap|ditch|remove|delete|disable|pause|mute|silence|skip|"
+                     r"turn\s{1,8}off|switch\s{1,8}off|shut\s{1,8}off|get\s{1,8}rid\s{1,8}of|enough\s{1,8}with|"
+                     r"(?:you\s{1,8}can\s{1,8})?(?:lose|quit|forget(?:\s{1,8}about)?))\s{1,8}(?P<obj>\S.{0,200})$", re.I)
+_OFF_ZH = re.compile(r"关掉|关了|关闭|停掉|停了|撤掉")
+
+
+def _service(text: str) -> str:
+    """The family of the service ``text`` names, or ""."""
+    return next((family for family, noun in _SERVICE_NOUN.items() if noun.search(text)), "")
+
+
 # -- Chinese -------------------------------------------------------------------------------------
 # 忘掉/别记 always mean memory; 删掉/取消/去掉 ... only with words that point at what was said
 # ("那条关于房租的删掉", "把我上一句抹掉"): "取消明天的会议" is about the world.
-_FORGET_ZH = r"忘掉|忘了吧|忘记吧|忘了它|忘了这|撤回|收回"
+_FORGET_ZH = r"忘掉|忘了吧|忘记吧|忘了它|忘了这|撤回|收回|(?:就)?当(?:作|做|成)?(?:没|没有)(?:听(?:过|见|到)|看(?:过|见|到))"
 _ERASE_ZH = r"删掉|删了|删除|删去|抹掉|抹去|抹了|去掉|清掉|清除|擦掉|作废|取消|划掉|丢掉"
 _KEEP_ZH = r"(?:别|不要|不用|甭|无需|不必|没必要)(?:再)?(?:帮我|给我)?(?:记|存|保存|记录|记住|记下)(?!错|得|性|者|忆)"
 _STOP_ZH = r"(?:别|不要|不用|甭|无需|不必)再(?:给我|帮我|跟我|为我)?(?P<again_verb>提醒|推荐|建议|发|问|提|说|催|叫|订|安排|用|加|给)"
 _ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)")
 _SPEECH_ZH = re.compile(r"我(?:刚才|刚刚|之前|前面|上次)?(?:说|讲|提|告诉你)的|上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)|刚刚(?:那句|说的)"
                         r"|那句|这句|那条消息|这条消息|那段话|这段话|你记(?:下)?的|你存的")
+# "包的事儿", "借钱那件事": a matter talked about (with 删掉, 抹掉 ... it is the conversation that is meant).
+_MATTER_ZH = re.compile(r"(?:那|这|的)(?:件|个)?事(?:儿|情)?")
 _POINTER_ZH = re.compile(r"上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)?|刚刚(?:那句|说的)?|前面(?:那句|那条|说的)|这句|那句|这条|那条|这段|那段")
-_FRAME_ZH = re.compile(r"(?:把|将)|(?:关于|有关)|(?:的)?(?:事情?|内容|信息|记录|那些|这些|部分|东西)|(?:就)?(?:吧|了|啊|哈|呀|嘛|哦){1,6}$|"
+_FRAME_ZH = re.compile(r"(?:把|将)|(?:关于|有关)|[那这](?:件|桩)?(?=事)|(?:的)?(?:事情?|内容|信息|记录|那些|这些|部分|东西)|(?:就)?(?:吧|了|啊|哈|呀|嘛|哦){1,6}$|"
                        r"上一句|上句|上一条|上条|那条|这条|那句|这句|这段|那段|那个|这个|刚才|刚刚|前面|之前|上次|说的|讲的|提的|告诉你的|"
                        r"你|我|帮我|给我|的$|都|全部|统统|一下|先|也")
 _SELF_ZH = re.compile(r"(?<![帮给替让叫])(?:我|我们|他|她|他们)(?:已经|刚|刚才|又|也|都|还)?$")  # "我删了" reports the user's own act
@@ -169,8 +198,13 @@ def _keeps_nothing(core: str) -> bool:
 
 def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
     match = _EN.match(clause.core)
-    if match is None:
-        return None
+    if match is None or (match.group("erase") and _SPEECH_EN.search(clause.core[match.end():]) is None):
+        off = _OFF_EN.match(clause.core)
+        family = _service(off.group("obj")) if off else ""
+        if off and family:  # "drop the language-app nudges", "turn off the stretch reminders"
+            return Revocation(_clean(_FRAME_EN.sub(" ", off.group("obj"))), False, True, service=family)
+        if match is None:
+            return None
     obj = clause.core[match.end():]
     if not obj and rest and rest[0].sentence == clause.sentence:  # "forget it, the thing about the loan"
         obj = rest[0].core
@@ -195,25 +229,35 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
 def _chinese(clause: Clause) -> Revocation | None:
     core = clause.core
     match = _ZH.search(core)
+    off = match or _OFF_ZH.search(core)
+    if off is None:
+        return None
+    before, after = core[: off.start()], core[off.end():]
+    if _SELF_ZH.search(before):
+        return None  # "我已经删了" says what the user did, it asks nothing of the assistant
+    # "我刚才说的那个会议取消了" reports what happened; "帮我删了", "把上一句删掉" ask for it.
+    done = (off.group(0).endswith("了") or after.startswith("了")) and _PLEASE_ZH.match(after) is None  # "删了吧" asks
+    asked = not done or (_ASKS_ZH.search(before) is not None and _SELF_START_ZH.match(before) is None)
+    family = _service(core) if match is None or match.group("erase") else ""
+    if family and asked:  # "晚上那个吃药提醒取消吧", "把喝水提醒关掉": a request withdrawn by its service
+        thing = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
+        return Revocation(re.sub(r"\s{1,8}", " ", thing), False, True, service=family)
     if match is None:
         return None
     if match.group("unsaid"):
         return Revocation("", True, False)
-    before, after = core[: match.start()], core[match.end():]
-    if _SELF_ZH.search(before):
-        return None  # "我已经删了" says what the user did, it asks nothing of the assistant
     if match.group("stop"):  # "不用再推荐咖啡馆了": the request is 推荐 + 咖啡馆
         thing = _FRAME_ZH.sub(" ", after).strip("，,。 ")
         return Revocation(thing, False, True) if terms_of(thing) else None
     said = _SPEECH_ZH.search(core) is not None
     if match.group("erase"):
-        # "我刚才说的那个会议取消了" reports what happened; "帮我删了", "把上一句删掉" ask for it.
-        done = match.group(0).endswith("了") or after.startswith("了")
-        if not said or (done and not _ASKS_ZH.search(before)):
+        # "包的事儿抹掉吧", "借钱那件事删了吧": the matter talked about, among the recent turns.
+        matter = _MATTER_ZH.search(before) is not None
+        if not (said or matter) or not asked:
             return None
     # The thing stands before the verb ("把那条关于房租的删掉", "学校名字你别存了").
     about = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
-    if terms_of(about):
+    if terms_of(about) or (not said and content_chars(about)):  # a matter may be one character: "包的事儿"
         kept = bool(match.group("keep")) or "我的" in before + after
         return Revocation(re.sub(r"\s{1,8}", " ", about), False, False, said=said, kept=kept)
     if _POINTER_ZH.search(core):
@@ -224,6 +268,8 @@ def _chinese(clause: Clause) -> Revocation | None:
 # "forget my address": the user's own attribute, whenever they said it (not "forget the hotel": a plan).
 _MINE_EN = re.compile(r"^\s{0,8}(?:all\s{1,8}(?:of\s{1,8})?|everything\s{1,8}about\s{1,8})?my\b", re.I)
 _ASKS_ZH = re.compile(r"帮我|给我|请|麻烦|把|将|你")
+_PLEASE_ZH = re.compile(r"了?\s{0,8}(?:吧|呗|啊|哈|嘛)")
+_SELF_START_ZH = re.compile(r"(?:我|我们)(?!的)")  # "我把提醒关掉了": what the user did
 
 
 def _clean(text: str) -> str:
@@ -239,22 +285,52 @@ def revocation_targets(revocation: Revocation, candidates: list[dict[str, Any]])
         if record is None or detect_revocation(record["content"]) is not None:
             return []  # a take-back is no thing to take back
         return [Target(record["record_id"], (0, len(record["content"])), "pointer")]
+    if revocation.service:
+        return _service_targets(revocation, candidates)
     wanted = terms_of(revocation.about)
-    if not wanted:
-        return []
+    how = "withdrawn" if revocation.withdraws else "named" if revocation.said else "kept" if revocation.kept else "recent"
     # All of a short description's words; two thirds of a longer one's ("water the plants on the balcony").
     needed = len(wanted) if len(wanted) <= 2 else -(-2 * len(wanted) // 3)
-    how = "withdrawn" if revocation.withdraws else "named" if revocation.said else "kept" if revocation.kept else "recent"
+    targets = _matching(candidates, revocation.withdraws, how, lambda text: bool(wanted) and len(wanted & terms_of(text)) >= needed)
+    chars = content_chars(revocation.about)
+    if not targets and how == "recent" and chars:
+        # Among the recent turns, a Chinese description whose words are not the sentence's ("借钱那事"
+        # for "找老王借了五万", "包的事儿" for "刷了个包"): half of its characters, at least one.
+        share = -(-len(chars) // 2)
+        targets = _matching(candidates, False, how, lambda text: len(chars & set(text)) >= share)
+    return targets
+
+
+def _matching(candidates: list[dict[str, Any]], requests_only: bool, how: str, matches: Any) -> list[Target]:
+    """The sentences of ``candidates`` that ``matches``, at most ``MAX_TARGETS``; with
+    ``requests_only``, only sentences that ask for something ("no more sugar for me" withdraws a
+    request, not "I take two sugars")."""
     targets: list[Target] = []
     for record in candidates:
         for start, end, asks in _sentences(record["content"]):
-            if revocation.withdraws and not asks:
-                continue  # "no more sugar for me" withdraws a request, not "I take two sugars"
-            if len(wanted & terms_of(record["content"][start:end])) >= needed:
+            if (asks or not requests_only) and matches(record["content"][start:end]):
                 targets.append(Target(record["record_id"], (start, end), how))
         if len(targets) >= MAX_TARGETS:
             break
     return targets[:MAX_TARGETS]
+
+
+def _service_targets(revocation: Revocation, candidates: list[dict[str, Any]]) -> list[Target]:
+    """The requests for the service a take-back names ("drop the language-app nudges": the request
+    to nudge): those sharing most of its other words; with none shared, the only such request, if
+    there is only one (two reminders and "cancel the reminder" say nothing of which)."""
+    asked = _SERVICE_ASKED[revocation.service]
+    others = terms_of(_SERVICE_NOUN[revocation.service].sub(" ", revocation.about))
+    scored: list[tuple[int, Target]] = []
+    for record in candidates:
+        for start, end, asks in _sentences(record["content"]):
+            text = record["content"][start:end]
+            if asks and asked.search(text):
+                scored.append((len(others & terms_of(text)), Target(record["record_id"], (start, end), "withdrawn")))
+    best = max((score for score, _ in scored), default=0)
+    if best or len(scored) == 1:
+        return [target for score, target in scored if score == best][:MAX_TARGETS]
+    return []
 
 
 def _sentences(content: str) -> list[tuple[int, int, bool]]:
@@ -265,10 +341,12 @@ def _sentences(content: str) -> list[tuple[int, int, bool]]:
         span = spans.setdefault(clause.sentence, [clause.start, clause.end, False])
         span[1] = clause.end
         # "can you remind me …?" asks too, and so does a bare imperative ("recommend me a sushi place")
-        span[2] = span[2] or clause.act in ("request", "question") or _IMPERATIVE.match(clause.core) is not None
+        span[2] = (span[2] or clause.act in ("request", "question") or _IMPERATIVE.match(clause.core) is not None
+                   or _REQUEST_ZH.search(clause.core) is not None)
     ends = [_TERMINATOR.match(content, end).end() for _, end, _ in spans.values()]  # with its full stop
     return [(start, end, asks) for (start, _, asks), end in zip(spans.values(), ends)] or [(0, len(content), False)]
 
 
 _IMPERATIVE = re.compile(rf"^(?:please\s{{1,8}})?(?:{_SERVICE_EN})\w{{0,12}}\b", re.I)
+_REQUEST_ZH = re.compile(r"(?:提醒|通知|叫醒|督促|催|帮|告诉|推荐给?|发给?)我|给我(?:推荐|发|提醒|讲|找)")
 _TERMINATOR = re.compile(r"[。！？!?；;.…\s]{0,8}")
