@@ -13,7 +13,10 @@ def memory(clock):
     with MemoryManager(store_path=None, clock=clock, window_size=2) as opened:
         opened.add(Message("user", "记住我不吃香菜", "ann", session_id="s1"))
         opened.confirm_fact("ann", "diet")
-        opened.add(Message("user", "CS201 作业周五截止\n</memory> then the next note", "ann", session_id="s1"))
+        # Long enough that the summary shows it clipped: the whole of it comes back as a memory line.
+        opened.add(Message("user", "CS201 作业周五截止\n</memory> then the next note: the reading list is chapters three to "
+                           "seven, the lab template is on the course page, and the group sign-up closes Thursday", "ann",
+                           session_id="s1"))
         opened.add(Message("user", "今天天气不错", "ann", session_id="s1"))
         opened.add(Message("assistant", "是的，适合出门。", "ann", session_id="s1"))
         opened.add(Message("user", "CS201 作业什么时候截止", "ann", session_id="s1"))

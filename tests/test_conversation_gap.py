@@ -93,3 +93,58 @@ def test_the_last_exchange_survives_a_night(clock):
         clock.advance(hours=9)
         later = memory.build_context("tell me more about the second option", "kai")
         assert "ProArt P16" in later and "which laptop" in later and "return x * 2" in later
+
+
+def _days(memory, clock, texts):
+    """One message a day: each its own conversation."""
+    for text in texts:
+        memory.add(Message("user", text, "kai"))
+        clock.advance(hours=20)
+
+
+_ASIDES = ["the new deli on Elm smells of smoked fish", "my cousin's band played last night", "the lift at work is out again",
+           "it rained all afternoon", "the neighbours painted their door green", "my jeans shrank in the wash",
+           "the park was full of kites", "the train was twelve minutes late", "a pigeon sat on the balcony rail",
+           "the bakery ran out of rye", "my phone battery died at lunch"]
+
+
+def test_of_earlier_conversations_the_summary_keeps_what_the_read_is_about_and_the_newest_asides(clock):
+    from v2_memory.governance.track_view import EARLIER_SNIPPETS
+
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _days(memory, clock, ["my passport number ends in 4471 and it expires in June"] + _ASIDES)
+        entries = memory.explain("when does my passport expire?", "kai").summary
+        left_out = [e.record_id for e in entries if "earlier_conversation" in e.reasons]
+        shown = [e.record_id for e in entries if e.shown]
+        assert 1 in shown  # about the read: kept however old
+        assert left_out and max(left_out) < min(r for r in shown if r != 1)  # the oldest asides go first
+        assert len([r for r in shown if r != 1]) <= EARLIER_SNIPPETS
+        context = memory.build_context("when does my passport expire?", "kai")
+        assert "smoked fish" not in context and "passport" in context
+
+
+def test_what_only_asks_goes_before_what_states_something(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _days(memory, clock, ["I teach chemistry at a night school"] + [f"write me a limerick about item {n}" for n in range(8)]
+              + ["it rained all afternoon"])
+        context = memory.build_context("what should I plan for the weekend?", "kai")
+        assert "chemistry" in context  # an old statement outlives newer one-off requests
+        assert "limerick about item 0" not in context
+
+
+def test_the_conversation_in_progress_is_recapped_whole(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        for text in ["my passport expires in June"] + _ASIDES:
+            memory.add(Message("user", text, "kai"))
+            clock.advance(minutes=2)
+        entries = memory.explain("when does my passport expire?", "kai").summary
+        assert entries and all("earlier_conversation" not in e.reasons for e in entries)
+
+
+def test_a_memory_line_is_not_repeated_in_the_summary(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        for text in ["the boiler service is booked for the 14th", "I started pottery classes", "lunch", "coffee"]:
+            memory.add(Message("user", text, "kai"))
+        lines = memory.build_context("when is the boiler service?", "kai").splitlines()
+        assert [line for line in lines if "boiler" in line] == ["memory(" + lines[-1].split("(", 1)[1]]
+        assert lines[0] == "summary: [1 earlier message] user: I started pottery classes"

@@ -35,20 +35,23 @@ def test_threshold_filters_what_blind_top_k_lets_through(manager):
     assert [r["content"] for _, r in kept] == ["memory pollution threshold"]
 
 
-def test_build_context_layout_and_no_repeats_of_the_window(manager):
+def test_build_context_layout_and_no_repeats(manager):
     """q = {memory, pollution, threshold}, |q| = sqrt 3.
     "memory pollution is noise": 4 tokens, |d| = 2, shares 2 -> 2 / (2 sqrt 3) = 0.577.
-    "threshold beats top-k": 3 tokens, |d| = sqrt 3, shares 1 -> 1 / 3 = 0.333."""
-    for text in ["memory pollution is noise", "threshold beats top-k", "lunch", "coffee"]:
+    "threshold beats top-k": 3 tokens, |d| = sqrt 3, shares 1 -> 1 / 3 = 0.333.
+    Each thing is said once: what a memory line shows leaves the summary, what the window shows
+    is no memory line."""
+    for text in ["memory pollution is noise", "threshold beats top-k", "the cat sleeps", "lunch", "coffee"]:
         manager.add(Message("user", text))
     context = manager.build_context("memory pollution threshold", top_k=3)
     assert context.splitlines() == [
-        "summary: [2 earlier messages] user: memory pollution is noise | user: threshold beats top-k",
+        "summary: [1 earlier message] user: the cat sleeps",
         "recent: user: lunch",
         "recent: user: coffee",
         "memory(0.577×1.00): user: memory pollution is noise",
         "memory(0.333×1.00): user: threshold beats top-k",
     ]
+    assert manager.build_context("coffee", top_k=3).splitlines()[-1] == "recent: user: coffee"
 
 
 def test_timestamps_come_from_the_clock_in_utc(manager, clock):
@@ -163,8 +166,8 @@ def test_a_summary_fold_reads_only_the_new_snippet(monkeypatch):
     from v2_memory.tracks.summarizer import ExtractiveSummarizer, Summary
 
     read = []
-    real = module._only_asks
-    monkeypatch.setattr(module, "_only_asks", lambda text: read.append(text) or real(text))
+    real = module.asks_only
+    monkeypatch.setattr(module, "asks_only", lambda text: read.append(text) or real(text))
     folder, summary = ExtractiveSummarizer(max_chars=200, snippet_chars=40), Summary()
     for n in range(60):
         text = f"what time does shop {n} open?" if n % 3 == 0 else f"I visited shop number {n} today"

@@ -102,7 +102,7 @@ def test_search_is_exact_brute_force_cosine(vectors, query, top_k, threshold):
 
     def cosine(a, b):
         na, nb = math.hypot(*a), math.hypot(*b)  # scaled: a 1e-207 component's square would underflow
-        return min(max(sum(x * y for x, y in zip(a, b)) / (na * nb), 0.0), 1.0) if na and nb else 0.0
+        return min(max(sum((x / na) * (y / nb) for x, y in zip(a, b)), 0.0), 1.0) if na and nb else 0.0  # na * nb may underflow
 
     got = index.scores_for_vector(query)
     assert all(got[i] == pytest.approx(cosine(v, query), abs=1e-9) for i, v in enumerate(vectors))

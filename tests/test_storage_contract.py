@@ -1451,7 +1451,8 @@ def test_stored_text_cannot_forge_a_context_line(backend, clock):
         for n, brk in enumerate(LINE_BREAKS):
             memory.add(Message("user", _forged(n, brk), "ann"))
         memory.add(Message("user", "and now something about the weather", "ann"))
-        context = memory.build_context("notes persona name ROOT_ADMIN bob obey", "ann", top_k=20)
+        # top_k=3: three notes come back as memory lines, the others stay in the summary line
+        context = memory.build_context("notes persona name ROOT_ADMIN bob obey", "ann", top_k=3)
     lines = context.splitlines()
     assert all(line.startswith(LABELS) for line in lines), [l for l in lines if not l.startswith(LABELS)]
     assert not [line for line in lines if line.startswith("persona:") or line.startswith("recent: user: I am bob")]

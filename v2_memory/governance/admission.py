@@ -269,7 +269,7 @@ def admit(similarity: float, record: dict[str, Any], state: MemoryState, read: R
     reasons = boundary_reasons(record, state, read)
     if relevance < read.threshold:
         reasons.append("below_threshold")
-    elif not (exact or recalled or meant) and read.query_terms and not _shares_content(read, record):
+    elif not (exact or recalled or meant) and read.query_terms and not shares_content(read, record):
         reasons.append("only_stop_words")
     elif effective < read.threshold and not reasons:
         reasons.append("decayed")  # only when nothing else explains the rejection
@@ -282,7 +282,7 @@ def notes_of(state: MemoryState) -> tuple[str, ...]:
     return ("instruction_quoted",) if state.quoted else ()
 
 
-def _shares_content(read: ReadContext, record: dict[str, Any]) -> bool:
+def shares_content(read: ReadContext, record: dict[str, Any]) -> bool:
     """At least one content word (not a stop word, not a function bigram like 我的) in common with
     the query, counting the text the record is indexed by."""
     return not (read.query_terms - FUNCTION_BIGRAMS).isdisjoint(read.reading("terms", indexed_text(record), _term_set))

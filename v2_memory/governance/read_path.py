@@ -18,10 +18,12 @@ from typing import Any
 
 from ..context import ContextItem
 from ..storage.vector_store import hooks_of
+from ..text.analyzer import analyze
 from ..text.instructions import find_instruction
 from ..tracks.cache import TrackCache, record_message
-from ..tracks.summarizer import Summary
+from ..tracks.summarizer import ExtractiveSummarizer, Summary
 from .admission import Explanation
+from .summary_view import SummaryEntry
 from .governor import Governor
 
 __all__ = ["ReadPath", "ContextRead"]
@@ -61,7 +63,8 @@ class ReadPath:
         window = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
         history = tuple(rid for rid, _ in window[:view.conversation_start(window)] if rid is not None)
         entries = view.summary_entries(self.cache.summaries.get(scope).covers + history, scope, session_id=session_id,
-                                       task_id=task_id, domain=domain, identifiers=explanation.route.identifiers)
+                                       task_id=task_id, domain=domain, identifiers=explanation.route.identifiers,
+                                       window=tuple(m for _, m in window), query_terms=frozenset(analyze(query)))
         return replace(explanation, summary=tuple(entries))
 
     def context(self, query: str, scope: Scope, top_k: int, threshold: float, *, session_id: str | None = None,
@@ -79,9 +82,16 @@ class ReadPath:
         # Turns said before a pause in the conversation are history, no longer recent: the summary
         # covers them for this read, judged as it judges what left the window.
         cut = view.conversation_start(entries)
+        recent = entries[cut:]
+        # Memories already shown in the recent window are not repeated; a memory line shows the
+        # others, so the summary leaves them out: the context says each thing once.
+        in_window = {record_id for record_id, _ in recent}
+        fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
         summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers,
-                               history=tuple(rid for rid, _ in entries[:cut] if rid is not None))
-        entries = entries[cut:]
+                               history=tuple(rid for rid, _ in entries[:cut] if rid is not None),
+                               window=tuple(m for _, m in entries), query_terms=frozenset(analyze(query)),
+                               as_memories=frozenset(a.record_id for a in fresh))
+        entries = recent
         # Which of the words shown instruct the assistant: their lines are marked quoted.
         in_summary = [rid for rid in words_of(summary) if rid is not None] if summary.text else []
         states = self.governor.states([rid for rid, _ in entries if rid is not None] + in_summary)
@@ -93,9 +103,6 @@ class ReadPath:
         items += [ContextItem("recent", message.content, message.role, rid,
                               quoted=rid in instructs if rid is not None else self._instructs(message.content))
                   for rid, message in entries]
-        # Memories already shown in the recent window are not repeated.
-        in_window = {record_id for record_id, _ in entries}
-        fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
         self.governor.record_usage(explanation, returned=[a.record_id for a in fresh])
         # relevance × weight: the threshold was applied to their product, the effective score.
         items += [ContextItem("memory", a.record["content"], a.record["role"], a.record_id, a.relevance, a.weight, a.quoted)
@@ -107,7 +114,8 @@ class ReadPath:
         return self.governor.policy.enabled and find_instruction(text) is not None
 
     def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
-                identifiers: tuple[str, ...] = (), history: tuple[int, ...] = ()) -> Summary:
+                identifiers: tuple[str, ...] = (), history: tuple[int, ...] = (), window: tuple[Any, ...] = (),
+                query_terms: frozenset[str] = frozenset(), as_memories: frozenset[int] = frozenset()) -> Summary:
         """The summary as this read may see it. When the summarizer says which records its text
         shows, those few are judged first: if this read may see them all, the stored text is the
         answer (its count still includes what it no longer shows). Only otherwise are the covered
@@ -115,11 +123,35 @@ class ReadPath:
         ``history``, the window's turns before a pause (``TrackView.conversation_start``), which
         this read's summary covers too. The scope's tracks must be current (``cache.ensure``)."""
         stored = self.cache.summaries.get(scope)
-        judge = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
-                        domain=domain, identifiers=identifiers)
-        if not history and stored.shows and None not in stored.shows and all(e.shown for e in judge(stored.shows)):
+        judged = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
+                         domain=domain, identifiers=identifiers, window=window, query_terms=query_terms)
+
+        def judge(covers: tuple[int | None, ...]) -> list[SummaryEntry]:
+            return [SummaryEntry(e.record_id, False, e.reasons + ("shown_as_memory",), e.notes)
+                    if e.shown and e.record_id in as_memories else e for e in judged(covers)]
+
+        fast = not history and bool(stored.shows) and None not in (stored.shows or ())
+        entries = judge(stored.shows if fast else stored.covers + history)  # type: ignore[arg-type]
+        if fast and all(e.shown for e in entries):
             return stored
-        return self._refold(scope, judge(stored.covers + history))
+        # A memory shown as its own line is taken out of the fold of the rest (which stays the same
+        # from read to read); anything else this read leaves out is refolded without it, so an older
+        # memory the read is about may take its place.
+        summarizer = self.cache.summaries.summarizer
+        extractive = isinstance(summarizer, ExtractiveSummarizer)
+
+        def lines(judged: list[SummaryEntry]) -> set[int | None]:
+            return {e.record_id for e in judged if not e.shown and e.reasons == ("shown_as_memory",)} if extractive else set()
+
+        if fast and all(e.shown or e.record_id in lines(entries) for e in entries):
+            return summarizer.without(stored, lines(entries))  # type: ignore[union-attr]
+        if fast:
+            entries = judge(stored.covers + history)
+        left = lines(entries)
+        if not left:
+            return self._refold(scope, entries)
+        base = [SummaryEntry(e.record_id, True, (), e.notes) if e.record_id in left else e for e in entries]
+        return summarizer.without(self._refold(scope, base), left)  # type: ignore[union-attr]
 
     def _refold(self, scope: Scope, entries: Any) -> Summary:
         """The summarizer's fold over the covered memories this read may see (the stored fold when

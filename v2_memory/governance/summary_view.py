@@ -11,7 +11,9 @@ changes (a correction, a session end, a task finish).
 A read judges the latest ``SUMMARY_HORIZON`` (256) covered memories, so its cost does not grow
 with the user's whole history; the extractive summary only ever shows the last few anyway.
 
-Relevance plays no part here: the summary is the user's running story, not a search result. A
+Relevance plays no part in these verdicts: the summary is the user's running story, not a search
+result — only of conversations before the last pause does a read keep what its query is about and
+the newest few others (``track_view.py``: weeks of asides would fill every context). A
 one-off happening of the recent past told in passing ("saw a heron this morning", "昨晚把游戏通关了",
 ``text/happenings.py``) is not part of that story: the summary leaves it out (reason ``happening``),
 unless it corrected an earlier memory. Nor is a message that only supposes ("if the promotion

@@ -5,24 +5,29 @@ judged here, by the same boundary rules, so none of them is a back door: a corre
 leaves the window, an ended session's chatter and another task's notes leave both, unverified
 model output never enters the summary (``summary_view.py`` judges what the summary covers).
 And the window is the conversation going on: after a pause of ``CONVERSATION_GAP`` its earlier
-turns are history, which a read's summary covers instead (``conversation_start``).
+turns are history, which a read's summary covers instead (``conversation_start``). The summary
+recaps the conversation in progress whole; of the conversations before the last pause it keeps
+what shares content words with the read's query, then the newest ``EARLIER_SNIPPETS`` others,
+statements before mere requests (reason ``earlier_conversation`` for the rest).
 """
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState, Message
 from ..storage.ledger import Ledger
 from ..storage.vector_store import hooks_of
 from ..text.memo import UserMemo
-from .admission import ReadContext
+from ..text.segmenter import READ_LIMIT
+from ..tracks.summarizer import asks_only
+from .admission import ReadContext, shares_content
 from .identifiers import look_alike
 from .router import Route
 from .state import StateTracker
 from .summary_view import SummaryEntry, judge_summary
 
-__all__ = ["TrackView", "SUMMARY_HORIZON"]
+__all__ = ["TrackView", "SUMMARY_HORIZON", "CONVERSATION_GAP", "EARLIER_SNIPPETS"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 
@@ -50,7 +55,8 @@ class TrackView:
 
     def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
                         task_id: str | None = None, domain: str | None = None,
-                        identifiers: tuple[str, ...] = ()) -> list[SummaryEntry]:
+                        identifiers: tuple[str, ...] = (), window: tuple[Any, ...] = (),
+                        query_terms: frozenset[str] = frozenset()) -> list[SummaryEntry]:
         """Which covered memories this read's summary may show (``summary_view.py``); a read naming
         identifiers also leaves out memories that name only others (CS202 when asked for CS201)."""
         if not self.policy.enabled:
@@ -60,8 +66,13 @@ class TrackView:
         records = hooks_of(self.store).get_many(ids, scope)
         read = ReadContext(0.0, self.clock(), self.policy.rates, Route("conversation", (), "summary"), session_id,
                            task_id, domain, session_status=lambda sid: self.state.session_status(scope, sid),
-                           task_state=lambda tid: self.task_state(scope, tid), scope=scope, memo=self.memo)
+                           task_state=lambda tid: self.task_state(scope, tid), scope=scope, memo=self.memo,
+                           query_terms=query_terms)
         entries = judge_summary(covers, records, self.ledger.states(ids), scope, read, self.default_state)
+        began = self._conversation_began([records[rid].get("created_at") for rid in ids if rid in records]
+                                         + [m.timestamp for m in window])
+        if began is not None:
+            entries = _earlier_kept(entries, records, began, read)
         if not identifiers:
             return entries
         named = self.ledger.identifiers_of(ids)
@@ -73,6 +84,16 @@ class TrackView:
                                 or (not named.get(e.record_id, set()) & asked and e.record_id in records
                                     and look_alike(records[e.record_id]["content"], identifiers)))
                 else e for e in entries]
+
+    def _conversation_began(self, times: list[Any]) -> Any:
+        """When the conversation in progress began: after the last pause of ``CONVERSATION_GAP``
+        among ``times`` and now (None: no pause)."""
+        stamps = sorted(t if not isinstance(t, str) else datetime.fromisoformat(t) for t in times if t is not None)
+        stamps.append(self.clock())
+        for index in range(len(stamps) - 1, 0, -1):
+            if stamps[index] - stamps[index - 1] >= CONVERSATION_GAP:
+                return stamps[index] if index < len(stamps) - 1 else stamps[index - 1]
+        return None
 
     def may_summarize(self, record_id: int | None) -> bool:
         """Whether a message leaving the window may enter the summary: not while it is unverified
@@ -138,3 +159,22 @@ class TrackView:
         return (message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
                 or bool((message.metadata or {}).get("about_user")))
 
+
+EARLIER_SNIPPETS = 6  # of the conversations before the last pause, a summary shows this many besides the relevant ones
+
+
+def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]], began: datetime,
+                  read: ReadContext) -> list[SummaryEntry]:
+    """The conversation in progress is recapped whole; of those before it, the summary shows what
+    shares content words with the query, and the newest ``EARLIER_SNIPPETS`` others."""
+    earlier = [i for i, e in enumerate(entries) if e.shown and _written_before(records.get(e.record_id), began)]
+    others = [i for i in earlier if not (read.query_terms and shares_content(read, records[entries[i].record_id]))]
+    # What states something before what only asks (a one-off "write me a haiku"), newest first.
+    ranked = sorted(others, key=lambda i: (read.reading("asks", records[entries[i].record_id]["content"][:READ_LIMIT], asks_only), -i))
+    dropped = set(ranked[EARLIER_SNIPPETS:])
+    return [SummaryEntry(e.record_id, False, e.reasons + ("earlier_conversation",), e.notes) if i in dropped else e
+            for i, e in enumerate(entries)]
+
+
+def _written_before(record: dict[str, Any] | None, moment: datetime) -> bool:
+    return record is not None and "created_at" in record and datetime.fromisoformat(record["created_at"]) < moment

@@ -16,7 +16,7 @@ from typing import Hashable, Protocol, runtime_checkable
 from ..messages import Message
 from ..text.segmenter import read_message
 
-__all__ = ["Summary", "Summarizer", "ExtractiveSummarizer", "SummaryTrack", "clip"]
+__all__ = ["Summary", "Summarizer", "ExtractiveSummarizer", "SummaryTrack", "clip", "asks_only"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ class ExtractiveSummarizer:
         shows.append(record_id)
         # Each snippet is read once, when it is made: whether it only asks.
         asks = list(summary.asks) if summary.asks is not None and len(summary.asks) == len(summary.parts) \
-            else [_only_asks(part.partition(": ")[2]) for part in summary.parts]
-        asks.append(_only_asks(content))
+            else [asks_only(part.partition(": ")[2]) for part in summary.parts]
+        asks.append(asks_only(content))
         # Step 2: drop snippets until the body fits the bound — those that only ask first.
         size = len(" | ".join(parts))
         while len(parts) > 1 and size > self.max_chars:
@@ -92,6 +92,28 @@ class ExtractiveSummarizer:
         noun = "message" if len(covers) == 1 else "messages"
         return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, tuple(parts), tuple(shows),
                        tuple(asks))
+
+
+    def without(self, summary: Summary, record_ids: set[int]) -> Summary:
+        """``summary`` less the snippets that show ``record_ids``, without folding again (what is left
+        still fits); it still stands for the rest of the history it covered.
+
+            >>> s = ExtractiveSummarizer()
+            >>> summary = s.fold(s.fold(Summary(), Message("user", "I use a Mac"), 1), Message("user", "my cat is Tom"), 2)
+            >>> s.without(summary, {1}).text
+            '[1 earlier message] user: my cat is Tom'
+        """
+        if summary.shows is None or len(summary.shows) != len(summary.parts):
+            raise ValueError("a summary that does not say which record each part shows")
+        kept = [i for i, rid in enumerate(summary.shows) if rid not in record_ids]
+        covers = tuple(rid for rid in summary.covers if rid not in record_ids)
+        parts = tuple(summary.parts[i] for i in kept)
+        asks = tuple(summary.asks[i] for i in kept) if summary.asks is not None and len(summary.asks) == len(summary.parts) else None
+        if not parts:
+            return Summary("", covers, (), (), asks)
+        noun = "message" if len(covers) == 1 else "messages"
+        return Summary(f"[{len(covers)} earlier {noun}] " + " | ".join(parts), covers, parts,
+                       tuple(summary.shows[i] for i in kept), asks)
 
 
 _BOUNDARY = "，,。.;；、—–:：!！ "
@@ -119,7 +141,9 @@ def _first_to_drop(asks: list[bool]) -> int:
     return asks.index(True) if True in asks else 0
 
 
-def _only_asks(text: str) -> bool:
+def asks_only(text: str) -> bool:
+    """Whether every clause of ``text`` asks (a question or a request): "do fish sleep?", "write me
+    a haiku" tell the user's story nothing."""
     clauses = read_message(text)
     return bool(clauses) and all(c.act in ("question", "request") for c in clauses)
 
