@@ -135,3 +135,36 @@ def test_one_more_or_an_exception_is_not_a_restatement():
     context = _context(memory, "yoga Tuesday Thursday standup every day Fridays 组会 周一 周四")
     for kept in ("Tuesday at 6pm", "Thursday at 7pm", "9:30 every day", "9:45 on Fridays", "周一上午九点", "周四下午三点"):
         assert kept in context, kept
+
+
+def test_an_amount_restated_where_the_sentence_says_it_changed():
+    memory = _memory()
+    memory.add(Message("user", "the caterer quoted us $1,400 for the party", "u", session_id="s"))
+    memory.add(Message("user", "and the band is booked", "u", session_id="s"))
+    result = memory.add(Message("user", "ugh she changed her mind, it's $1,650 now", "u", session_id="s"))
+    assert result.supersedes
+    context = _context(memory, "how much is the caterer?", session_id="s")
+    assert "1,650" in context and "1,400" not in context
+
+
+def test_a_chinese_amount_restated():
+    memory = _memory()
+    memory.add(Message("user", "读书会在二楼的204教室，每周三晚上", "u"))
+    memory.add(Message("user", "帮我列个书单", "u"))
+    assert memory.add(Message("user", "读书会以后在311开，人多了", "u")).supersedes
+    context = _context(memory, "读书会在哪个教室？")
+    assert "311" in context and "204" not in context
+
+
+def test_an_amount_without_a_word_of_change_is_one_more():
+    memory = _memory()
+    memory.add(Message("user", "the caterer quoted us $1,400 for the party", "u"))
+    assert not memory.add(Message("user", "the caterer wants a $300 deposit", "u")).supersedes
+    assert not memory.add(Message("user", "my brother says his caterer is $900", "u")).supersedes
+
+
+def test_a_bit_is_not_one_oclock():
+    from v2_memory.governance.corrections import kind_values
+
+    assert kind_values("房间大一点，晚一点到也行", {"time"}) == set()
+    assert kind_values("一点半开会，十一点结束", {"time"}) == {"一点半", "十一点"}

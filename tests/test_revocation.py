@@ -20,6 +20,8 @@ from v2_memory.governance.revocation import detect_revocation, detect_revocation
     ("刚才那句帮我删了", "", True, False),
     ("我的工资你别记了", "工资", False, False),
     ("以后别再提醒我喝水了", "喝水", False, True),
+    ("hmm on second thought forget where I live", "live", False, False),
+    ("我的住址别记了", "住址", False, False),
     ("pls turn off the posture alerts", "posture alerts", False, True),
     ("cancel the vitamin reminders, I ran out", "vitamin reminders", False, True),
     ("把周报推送关掉吧", "周报推送", False, True),
@@ -141,6 +143,17 @@ def test_a_chinese_matter_taken_back_by_its_characters():
     assert result.supersedes and "revocation_target:recent" in result.reasons
     seen = memory.build_context("我最近有什么安排？押金 房东", "u", top_k=10)
     assert "押金没退" not in seen and "熊猫" in seen
+
+
+def test_forgetting_an_attribute_takes_every_statement_of_it_and_nothing_else():
+    memory = _memory()
+    memory.add(Message("user", "my gym is on 12 Harbour St, I go at 7", "u"))
+    memory.add(Message("user", "I live in Tromsø, near the bridge.", "u"))
+    memory.add(Message("user", "the dog needs a walk", "u"))
+    result = memory.add(Message("user", "on second thought, forget where I live please", "u"))
+    assert "revocation_target:attribute" in result.reasons and len(result.supersedes) == 1
+    seen = memory.build_context("where do I live? where is my gym?", "u", top_k=10)
+    assert "Tromsø" not in seen and "Harbour St" in seen
 
 
 def test_only_a_sentence_goes_when_the_message_said_more():

@@ -32,6 +32,35 @@ def test_no_longer_living_somewhere_supersedes_it(memory):
     assert result.supersedes and live(memory) == {("location", "Shenzhen")}
 
 
+@pytest.mark.parametrize("text, value", [
+    ("we live at 7 Quarry Hill Rd, next to the school", "7 Quarry Hill Rd"),
+    ("our home is where? we live in Ghent", "Ghent"),
+    ("我们家住在海淀区学院路，离地铁近", "海淀区学院路"),
+    ("我家在西湖区", "西湖区"),
+])
+def test_a_household_says_where_the_user_lives(text, value):
+    from v2_memory.governance.facts import extract_claims
+
+    assert [(c.key, c.value) for c in extract_claims(text)] == [("location", value)]
+
+
+@pytest.mark.parametrize("text", ["we live in fear of the next bill", "we live on takeaway these days", "我们住酒店",
+                                  "my sister lives at 9 Elm St", "our new place is tiny"])
+def test_what_is_no_home(text):
+    from v2_memory.governance.facts import extract_claims
+
+    assert not [c for c in extract_claims(text) if c.key == "location"], text
+
+
+def test_a_new_home_named_by_its_address_replaces_the_old_one(memory):
+    old = memory.add(Message("user", "we live at 14 Dovecote Ln, for the delivery forms")).record_id
+    result = memory.add(Message("user", "got the keys to our new house today! 3 Marsh View Ct, moving in on the 9th"))
+    assert old in result.supersedes
+    context = memory.build_context("what's my address?")
+    assert "Dovecote" not in context and "Marsh View" in context
+    assert memory.add(Message("user", "my new apartment is 50 Ferry Rd")).supersedes == (result.record_id,)
+
+
 def test_a_new_employer_in_chinese_takes_the_old_ones_attribute(memory):
     memory.add(Message("user", "我在腾讯工作"))
     memory.confirm_fact("default", "employer")

@@ -180,7 +180,7 @@ def _is_cue_only(core: str, meter: Meter) -> bool:
 _KINDS = {
     "day": re.compile(r"周[一二三四五六日天末]|星期.|礼拜.|今天|明天|后天|昨天|\b(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)"
                       r"(?:day)?s?\b|\b(?:today|tomorrow|yesterday|weekend|tonight)\b", re.I),
-    "time": re.compile(r"\d{1,2}\s*[:：点]\s*\d{0,2}(?:分|半)?|\d{1,2}(?:\.\d{2})?\s*(?:am|pm|o'?clock)\b|[一二三四五六七八九十两]{1,3}点(?:半|[一二三四五]十分?)?|"
+    "time": re.compile(r"\d{1,2}\s*[:：点]\s*\d{0,2}(?:分|半)?|\d{1,2}(?:\.\d{2})?\s*(?:am|pm|o'?clock)\b|(?:(?<![大小多少快慢好高低早晚长短远近轻重贵松紧差有])一|[二三四五六七八九十两]|[一二三四五六七八九十两]{2,3})点(?:半|[一二三四五]十分?)?|"
                        r"上午|下午|晚上|早上|中午|傍晚|凌晨|\b(?:noon|morning|afternoon|evening|midnight)\b", re.I),
     "date": re.compile(r"\d{1,2}\s*月\s*\d{1,2}\s*[日号]|\d{1,2}\s*[日号]|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}|"
                        r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th)\b", re.I),

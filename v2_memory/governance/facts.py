@@ -26,7 +26,7 @@ import re
 from dataclasses import dataclass
 
 from ..messages import MEAT, Declaration
-from ..text.segmenter import Clause, Meter, read_message
+from ..text.segmenter import READ_LIMIT, Clause, Meter, read_message
 
 __all__ = ["Claim", "extract_claims", "claims_of_clause", "clean_value", "MEAT", "VEGETARIAN"]
 
@@ -91,6 +91,10 @@ _ZH_RULES: list[tuple[str, str, int, bool]] = [
     (rf"在(?P<v>[^\s]{{1,12}}?)(?:工作|上班|任职|实习)", "employer", +1, False),
     (rf"(?:入职了?|加入了?|跳槽到了?|跳槽去了?|去了)(?P<v>[^\s]{{1,12}})", "place?", +1, True),
 ]
+# A place as a value where a household speaks ("we"): a street address or a capitalised name, so
+# "we live at 88 Birchwood Ct" and "we moved to Austin" name a home, "we live in fear" does not.
+_PLACE = (r"\d{1,6}[A-Za-z]?\s{1,3}(?-i:[A-Z])[\w.'-]{0,30}(?:\s{1,3}(?-i:[A-Z])[\w.'-]{0,30}){0,4}"
+          r"|(?-i:[A-Z])[\w.'-]{1,30}(?:\s{1,3}(?-i:[A-Z])[\w.'-]{1,30}){0,3}")
 _EN_OBJ = r"(?:an?\s+|the\s+|some\s+)?"
 _EN_V = r"(?P<v>[^\s].{0,40})"
 _ORG = r"(?-i:[A-Z])[\w&.'-]{0,30}(?:\s{1,3}(?-i:[A-Z])[\w&.'-]{0,30}){0,3}"
@@ -126,6 +130,9 @@ _EN_RULES: list[tuple[str, str, int, bool]] = [
      rf"(?!at\b|by\b|in\b|to\b|for\b|on\b|it\b|that\b)(?:my\s+|our\s+|the\s+)?(?P<v>[^\s,.;!?][^,.;!?]{{0,30}})", "retract", -1, True),
     (rf"(?:live|'m\s+living|am\s+living|'m\s+based|am\s+based|reside)\s+in\s+{_EN_V}", "location", +1, False),
     (rf"(?:moved|relocated)\s+to\s+{_EN_V}", "location", +1, True),
+    # "my new apartment is 41 Wexford Rd": a new home named by its address or place.
+    (r"(?:my\s+|our\s+)?new\s+(?:apartment|flat|house|home|place|address|condo)\s+is\s+(?:at\s+|on\s+|in\s+)?(?P<v>" + _PLACE + ")",
+     "location", +1, True),
     (r"(?:'m|am)\s+(?:now\s+)?in\s+(?P<v>[A-Z][\w .-]{1,30}?)\s+now", "location", +1, True),
     (rf"(?:work|'m\s+working|am\s+working)\s+(?:at|for)\s+{_EN_V}", "employer", +1, False),
     # "I'm a junior analyst at Deloitte": a role at a named organisation (capitalised) is where one works.
@@ -137,6 +144,22 @@ _EN_RULES: list[tuple[str, str, int, bool]] = [
 _EN_ADV = (r"(?:\s*(?:'ve|’ve|have|had|'d)(?=\s))?(?:\s*(?:really|also|just|actually|now|currently|mostly|usually|always|still|recently|basically|"
            r"definitely|honestly|totally|finally|officially|kind\s+of|sort\s+of|pretty\s+much)\b){0,4}\s*"
            r"(?:[a-z]{2,12}(?:\s+[a-z]{2,6})?\s+and\s+)?")  # "I finally caved and switched ...": the second verb carries the fact
+
+
+# Where the user's household lives, said as "we" or "我们家" (the user lives there too).
+_HOUSEHOLD = [
+    (re.compile(r"^(?:我们|咱们|咱|我)?家(?:就|也|现在)?(?:住)?在(?P<v>[^\s，,。！!？?、]{2,12})"), False),
+    (re.compile(r"^(?:(?:and|but|so)\s{1,3})?we(?:'re|\s{1,3}are)?\s{1,3}(?:(?:now|currently|still|just)\s{1,3})?"
+                r"(?:live|living)\s{1,3}(?:at|in|on)\s{1,3}(?P<v>" + _PLACE + ")", re.I), False),
+    (re.compile(r"^(?:(?:and|but|so)\s{1,3})?we(?:'ve|\s{1,3}have)?\s{1,3}(?:(?:just|finally)\s{1,3})?"
+                r"(?:moved|relocated)\s{1,3}to\s{1,3}(?P<v>" + _PLACE + ")", re.I), True),
+]
+# A new home mentioned, and a clause that is only a street address: "we closed on the new house!
+# 1290 Sable Ridge Dr, moving in saturday".
+_NEW_HOME = re.compile(r"\bnew\s{1,3}(?:house|home|place|apartment|flat|condo|address)\b|\bmov(?:ing|ed)\s{1,3}in\b|"
+                       r"\bclosed\s{1,3}on\b|新房|新家|搬家", re.I)
+_ADDRESS = re.compile(r"\d{1,6}[A-Za-z]?\s{1,3}(?:[A-Z][\w.'-]{0,30}\s{1,3}){1,4}(?:St|Street|Rd|Road|Dr|Drive|Ave|Avenue|Ct|Court|Ln|Lane|"
+                      r"Blvd|Boulevard|Way|Pl|Place|Ter|Terrace|Cir|Circle|Pkwy|Hwy|Sq|Square)\.?")
 
 
 @functools.lru_cache(maxsize=None)
@@ -195,6 +218,12 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     ours = own or clause.whose == "unknown" or bool(_WE.match(clause.core))
     if not ours or clause.act not in ("statement", "request"):
         return []
+    if clause.act == "statement" and (own or _WE.match(clause.core) or clause.core.startswith(("我们家", "咱家", "我家"))):
+        for pattern, update in _HOUSEHOLD:
+            found = meter.scan(pattern, clause.core, "match")
+            value = clean_value(found.group("v")) if found else None
+            if value is not None:
+                return [Claim("location", value, +1, clause.start, clause.end, update or bool(meter.scan(_UPDATE_CUE, clause.core)))]
     body = _subject_body(clause)
     # subtle: a change said with no subject at all ("搬到回龙观了", "started at Stripe this week")
     # is the speaker's own: chat drops the "I", and a change of state has a subject.
@@ -237,6 +266,12 @@ def extract_claims(text: str, meter: Meter | None = None) -> list[Claim]:
     claims: list[Claim] = []
     for clause in clauses:
         claims.extend(claims_of_clause(clause, meter))
+    if not any(c.key == "location" for c in claims) and meter.scan(_NEW_HOME, text[:READ_LIMIT]):
+        for clause in clauses:  # "…the new house! 1290 Sable Ridge Dr, moving in saturday": the address is the new home
+            address = meter.scan(_ADDRESS, clause.core, "fullmatch") if clause.whose in ("user", "unknown") else None
+            if address is not None and clause.act == "statement":
+                claims.append(Claim("location", address.group(0), +1, clause.start, clause.end, True))
+                break
     return _pair_updates(claims)
 
 

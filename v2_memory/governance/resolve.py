@@ -30,8 +30,9 @@ from ..storage.vector_store import hooks_of
 from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts
 from .corrections import Correction
 from .restatement import POINTER_REACH, restated_clauses, restatement_target
-from .revocation import Revocation, revocation_targets
+from .revocation import MAX_TARGETS, Revocation, revocation_targets, sentences_holding
 from .decay import DecayRates
+from .decisions import considering, decided
 from .facts import Claim, extract_claims
 from .identifiers import extract_identifiers
 from .answers import answer_terms, asked_about, question_clauses
@@ -118,6 +119,10 @@ class Resolver:
         if record_id is None:
             return (), ("revocation_target_not_found",), False
         for revocation in revocations:
+            if revocation.attribute:
+                taken = self._revoke_attribute(message, revocation.attribute, record_id)
+                if taken:
+                    return taken, ("revocation_target:attribute",), False
             if revocation.pointer:
                 ids = [previous] if previous is not None else []
                 candidates = self._live([r for r in (self.store.get(rid) for rid in ids) if r is not None], message, record_id)
@@ -143,6 +148,20 @@ class Resolver:
                     self.supersede_spans(message, revoked, parts, record_id)
                 return tuple(spans), (f"revocation_target:{targets[0].how}",), revocation.pointer or revocation.said
         return (), ("revocation_target_not_found",), False
+
+    def _revoke_attribute(self, message: Message, attribute: str, record_id: int) -> tuple[int, ...]:
+        """Supersede every live statement of the user's ``attribute`` ("forget where I live": each
+        clause that declared a ``location``), found through the user's facts of that key."""
+        facts = self.ledger.facts(scope_key(message.user_id, message.tenant_id), key=attribute)
+        ids = [f.record_id for f in facts if f.record_id is not None]
+        records = self._live([r for r in (self.store.get(rid) for rid in dict.fromkeys(ids)) if r is not None], message, record_id)
+        taken = []
+        for record in records[:MAX_TARGETS]:
+            spans = sentences_holding(record["content"], [(c.start, c.end) for c in extract_claims(record["content"]) if c.key == attribute])
+            if spans:
+                self.supersede_spans(message, record["record_id"], spans, record_id)
+                taken.append(record["record_id"])
+        return tuple(taken)
 
     def _search(self, about: str, message: Message) -> list[dict[str, Any]]:
         """The user's records that share words with ``about`` (the store's search: a write costs
@@ -208,6 +227,21 @@ class Resolver:
                 self.supersede_clause(message, target, record_id)
                 superseded.append(target.record_id)
         return tuple(superseded)
+
+    def decisions(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
+        """Supersede what the user's previous turn only considered, when this message says what
+        they decided (``decisions.py``); ``recent``: the user's turns in the window, newest first."""
+        if record_id is None or not decided(message.content):
+            return ()
+        previous = next((r for r in (self.store.get(rid) for rid in recent if rid != record_id) if r is not None), None)
+        if previous is None or previous.get("session_id") != message.session_id or previous.get("task_id") != message.task_id:
+            return ()
+        live = self._live([previous], message, record_id)
+        weighed = considering(previous["content"]) if live else []
+        if not weighed:
+            return ()
+        self.supersede_spans(message, previous["record_id"], sentences_holding(previous["content"], weighed), record_id)
+        return (previous["record_id"],)
 
     def person_updates(self, message: Message, record_id: int | None) -> tuple[int, ...]:
         """Supersede what an update about one of the user's people replaces (``conflicts.py``)."""

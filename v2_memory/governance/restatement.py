@@ -41,7 +41,7 @@ from .conflicts import Target, terms_of
 from .corrections import kind_values, value_kinds
 from .identifiers import extract_identifiers
 
-__all__ = ["Restated", "restated_clauses", "restatement_target", "KINDS"]
+__all__ = ["Restated", "restated_clauses", "restatement_target", "amounts", "KINDS", "AMOUNT"]
 
 KINDS = frozenset({"time", "date", "day"})  # values that say when: one per plan, so a new one replaces it
 # Words that say that a thing changed or happens, not which thing it is.
@@ -75,30 +75,50 @@ def restated_clauses(text: str) -> list[Restated]:
     found: list[Restated] = []
     clauses = read_message(text)
     for index, clause in enumerate(clauses):
+        sentence = " ".join(c.core for c in clauses if c.sentence == clause.sentence)
+        changed = _CHANGED.search(sentence) is not None
         kinds = frozenset(value_kinds(clause.core) & KINDS)
-        if not kinds or clause.act in ("question", "conditional", "report"):
+        # An amount (a price, a room, a dose) restates only where the sentence says it changed:
+        # "周会以后在516开", "he changed his mind, it'll be $2,050", "他又改口了，说5000就行".
+        values = frozenset(kind_values(clause.core, kinds)) if kinds else (amounts(clause.core) if changed else frozenset())
+        if not values or clause.act in ("question", "conditional") or (clause.act == "report" and kinds):
             continue
+        kinds = kinds or frozenset({AMOUNT})
         topic = _thing(clause.core)
         if not topic and index and clauses[index - 1].sentence == clause.sentence:
             topic = _thing(clauses[index - 1].core)  # "landlord meeting: 16th now"
-        pointer = not topic and _PRONOUN.search(clause.core) is not None
-        sentence = " ".join(c.core for c in clauses if c.sentence == clause.sentence)
+        pointer = not topic and (_PRONOUN.search(sentence if AMOUNT in kinds else clause.core) is not None)
+        if clause.act == "report" and not pointer:
+            continue  # someone's words about a thing: only the one who changed it may restate it
         if _ADDED.search(sentence):
             continue  # "I also have yoga on Thursday": one more, not a new time for the old one
         if topic or pointer:
-            found.append(Restated(clause.start, clause.end, topic, kinds, frozenset(kind_values(clause.core, kinds)),
+            found.append(Restated(clause.start, clause.end, topic, kinds, values,
                                   clause.whose, frozenset(extract_identifiers(text[:2000])), pointer,
-                                  _CHANGED.search(sentence) is not None,
-                                  _EVERY.search(clause.core) is not None))
+                                  changed, _EVERY.search(clause.core) is not None))
     return found
+
+
+AMOUNT = "amount"  # a number with its unit, restated only with words that say it changed
+_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,]{0,15}(?:\.\d{1,6})?(?:\s?[kK万千])?|\d[\d,]{0,15}(?:\.\d{1,6})?(?:\s?(?:[kK]\b|万|千|块|元|美元|%|kg\b|公斤|斤|克|"
+                     r"g\b|mg\b|毫克|微克|lbs?\b|楼|层|号))?")
+
+
+def amounts(text: str) -> frozenset[str]:
+    """The amounts ``text`` names, written alike ("$2,150" and "$2150" are one).
+
+    >>> sorted(amounts("rent goes to $2,150, the deposit is 500"))
+    ['$2150', '500']
+    """
+    return frozenset(m.group(0).replace(",", "").replace(" ", "") for m in _AMOUNT.finditer(text[:2000]))
 
 
 _PRONOUN = re.compile(r"\b(?:he|she|they|it|his|her|their|its)(?:'(?:ll|s|re|d))?\b|他们|她们|他|她|它|对方|那边|人家", re.I)
 POINTER_REACH = 3  # the user's latest messages in the window a pronoun may point back to
 
 
-_CHANGED = re.compile(r"\b(?:now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1,3}end|changed|moved|pushed|rescheduled|postponed|"
-                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all)\b|现在|改到|改成|改在|改为|换到|换成|挪到|推迟|延后|提前|以后|不再", re.I)
+_CHANGED = re.compile(r"\b(?:changed\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?|now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1,3}end|changed|moved|pushed|rescheduled|postponed|"
+                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all)\b|现在|改到|改成|改在|改为|换到|换成|挪到|推迟|延后|提前|以后|不再|改口|变卦", re.I)
 # "also", "too", "another", "也", "还", "另外": one more of the kind, never a new value for the old one.
 _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
 # "every day" against "on Fridays": a rule and its exception are two things.
@@ -112,21 +132,25 @@ def _thing(text: str) -> frozenset[str]:
 def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]]) -> Target | None:
     """The latest clause among ``candidates`` (records, newest first) that ``restated`` gives a new
     value: the same thing, the same holder, a value of a shared kind, none of the new values."""
+    amount = AMOUNT in restated.kinds
     for record in candidates:
         for clause in read_message(record["content"]):
-            if clause.act in ("question", "conditional", "report"):
+            # A pointer's amount may be someone's word ("my landlord says rent goes to $2,150", then
+            # "he changed his mind, it'll be $2,050"): whose it is, the report does not say.
+            reported = clause.act == "report" and amount and restated.pointer
+            if clause.act in ("question", "conditional") or (clause.act == "report" and not reported):
                 continue
-            shared = restated.kinds & value_kinds(clause.core)
+            shared = (restated.kinds if amounts(clause.core) else frozenset()) if amount else restated.kinds & value_kinds(clause.core)
             if not shared or not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)):
                 continue
-            if "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
+            if not reported and "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
                 continue
             if frozenset(extract_identifiers(record["content"][:2000])) != restated.identifiers:
                 continue  # another course, ticket or standard: another thing
-            old = kind_values(clause.core, shared)
+            old = amounts(clause.core) if amount else kind_values(clause.core, shared)
             if bool(_EVERY.search(clause.core)) != restated.every:
                 continue  # a daily rule and one day's exception
-            if not restated.changed and not restated.pointer:
+            if not restated.changed and (amount or not restated.pointer):
                 continue  # "周四下午三点开组会" after "周一上午九点开组会": another meeting, or a move? Unsaid: kept
             if old and not old & restated.values:
                 return Target(record["record_id"], (clause.start, clause.end), "restated")

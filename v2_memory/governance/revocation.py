@@ -44,7 +44,7 @@ from typing import Any
 from ..text.segmenter import Clause, read_message
 from .conflicts import Target, content_chars, terms_of
 
-__all__ = ["Revocation", "detect_revocation", "detect_revocations", "revocation_targets", "MAX_TARGETS"]
+__all__ = ["Revocation", "detect_revocation", "detect_revocations", "revocation_targets", "sentences_holding", "MAX_TARGETS"]
 
 MAX_TARGETS = 20  # sentences one revocation may take back: "forget everything about X" is bounded too
 
@@ -58,10 +58,11 @@ class Revocation:
     said: bool = False  # the words name what was *said* ("what I told you about X"): it is forgotten
     kept: bool = False  # about what is kept of the user ("forget my address", "学校名字别存了"): reaches the session
     service: str = ""  # a withdrawn request named by its service ("the nudges", "吃药提醒"): the service's family
+    attribute: str = ""  # an attribute of the user named ("where I live", "我的住址"): the fact key it takes back
 
 
 # -- English -------------------------------------------------------------------------------------
-_SOFT = (r"(?:(?:please|pls|plz|just|also|and|so|oh|ok(?:ay)?|hmm{0,6}|um{0,6}|ugh|actually|lol|haha|nvm|never\s{1,8}mind|yeah|wait|sorry|"
+_SOFT = (r"(?:(?:please|pls|plz|just|also|and|so|oh|ok(?:ay)?|hmm{0,6}|um{0,6}|ugh|actually|on\s{1,8}second\s{1,8}thoughts?|lol|haha|nvm|never\s{1,8}mind|yeah|wait|sorry|"
          r"oops|btw|anyway|hey|can\s{1,8}you|could\s{1,8}you|would\s{1,8}you|you\s{1,8}can|go\s{1,8}ahead\s{1,8}and|feel\s{1,8}free\s{1,8}to)[\s,]{1,8}){0,8}")
 # "forget" always means memory; "delete", "wipe", "cancel" ... mean memory only with words that
 # point at what was said ("delete what I said about X", "wipe that last bit"): "cancel the
@@ -117,6 +118,21 @@ _OFF_EN = re.compile(rf"^{_SOFT}(?:drop|cancel|stop|end|kill|nix|scrap|ditch|rem
                      r"turn\s{1,8}off|switch\s{1,8}off|shut\s{1,8}off|get\s{1,8}rid\s{1,8}of|enough\s{1,8}with|"
                      r"(?:you\s{1,8}can\s{1,8})?(?:lose|quit|forget(?:\s{1,8}about)?))\s{1,8}(?P<obj>\S.{0,200})$", re.I)
 _OFF_ZH = re.compile(r"关掉|关了|关闭|停掉|停了|撤掉")
+
+
+# The user's attributes named as what to forget: every statement of that fact goes ("forget where
+# I live" takes "my new apartment is 41 Wexford Rd", not "my office is at 200 Clarendon St").
+_ATTRIBUTES = {
+    "location": re.compile(r"\bwhere\s{1,8}(?:i|we)\s{1,8}(?:live|stay|am\s{1,8}living)\b|\b(?:my|our)\s{1,8}(?:home\s{1,8})?address\b|"
+                           r"\b(?:my|our)\s{1,8}(?:new\s{1,8})?(?:home|apartment|flat|house)\b|(?:我|我们)?(?:家)?住(?:在)?哪|住址|家庭地址|家的地址|我家地址|我的地址", re.I),
+    "employer": re.compile(r"\bwhere\s{1,8}i\s{1,8}work\b|\bmy\s{1,8}(?:job|employer|workplace|company)\b|我在哪(?:儿|里)?(?:上班|工作)|"
+                           r"(?:我的)?(?:工作单位|公司名字?)", re.I),
+}
+
+
+def _attribute(text: str) -> str:
+    """The fact key of the user's attribute ``text`` names, or ""."""
+    return next((key for key, pattern in _ATTRIBUTES.items() if pattern.search(text)), "")
 
 
 def _service(text: str) -> str:
@@ -218,6 +234,9 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
         # "delete that", "scrap that last part": the previous turn; "cancel the meeting": the world.
         return Revocation("", True, False) if _BARE_POINTER_EN.match(obj) else None
     about = _clean(_FRAME_EN.sub(" ", obj))
+    attribute = "" if said else _attribute(obj)
+    if attribute:  # "forget where I live", "don't keep my home address"
+        return Revocation(about, False, False, kept=True, attribute=attribute)
     if terms_of(about):
         kept = bool(match.group("keep")) or _MINE_EN.match(obj) is not None
         return Revocation(about, False, False, said=said, kept=kept)
@@ -257,6 +276,9 @@ def _chinese(clause: Clause) -> Revocation | None:
             return None
     # The thing stands before the verb ("把那条关于房租的删掉", "学校名字你别存了").
     about = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
+    attribute = "" if said else _attribute(before + after)
+    if attribute and match.group("erase") is None:  # "我的住址别记了", "忘掉我住哪儿"
+        return Revocation(re.sub(r"\s{1,8}", " ", about), False, False, kept=True, attribute=attribute)
     if terms_of(about) or (not said and content_chars(about)):  # a matter may be one character: "包的事儿"
         kept = bool(match.group("keep")) or "我的" in before + after
         return Revocation(re.sub(r"\s{1,8}", " ", about), False, False, said=said, kept=kept)
@@ -331,6 +353,12 @@ def _service_targets(revocation: Revocation, candidates: list[dict[str, Any]]) -
     if best or len(scored) == 1:
         return [target for score, target in scored if score == best][:MAX_TARGETS]
     return []
+
+
+def sentences_holding(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The sentences of ``content`` that hold any of ``spans``: a revocation takes back whole
+    sentences ("new address is 27 Larkspur Lane, Apt 3B": the apartment goes with the street)."""
+    return [(start, end) for start, end, _ in _sentences(content) if any(start < b and a < end for a, b in spans)]
 
 
 def _sentences(content: str) -> list[tuple[int, int, bool]]:

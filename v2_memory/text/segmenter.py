@@ -81,7 +81,7 @@ _REPORT = re.compile(
     # (Not the speaker's own discourse markers built on 说/讲: 说来奇怪, 说实话, 老实说, 说真的, 讲真.)
     r"(?<!老实)(?<!坦白)(?<!实话)(?<!话)(?:总|老|常|经常|一直|也|都|还)?(?:说|讲|告诉我|觉得|认为|以为|提到|表示|声称|嘱咐|叮嘱|要求我)"
     r"(?!错|过|来|实话|真的|白了|起来|回来|到底|真)|听说|据说|据他|据她|传言|座右铭|口头禅|名言|格言"
-    r"|\b(?:says?|said|saying|told\s+me|tells\s+me|thinks?|thought|believes?|believed|claims?|claimed|insists?|insisted|"
+    r"|\b(?:says?|said|saying|told\s+me|tells\s+me|thinks?|(?<!second\s)thought|believes?|believed|claims?|claimed|insists?|insisted|"
     r"mentioned|according\s+to|motto|quote|quoted|slogan|catchphrase|keeps\s+telling|always\s+tells)\b",
     re.I,
 )

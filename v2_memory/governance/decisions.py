@@ -1,0 +1,40 @@
+"""Decisions: what the user settled on replaces what they were only considering.
+
+People think aloud before they choose: "thinking of maybe trying Invisalign", then "decided on
+regular braces"; "在考虑做隐适美", then "最后决定做传统钢牙". The two rarely share a word — the option
+changed — so nothing else here links them. The frame does: a clause of the user's own that says a
+choice was made (decided, went with, settled on, 最后决定, 定了 …) right after the user's previous turn
+only weighed an option (thinking of, considering, maybe, 在考虑, 纠结 …). That consideration is
+superseded; one turn back only, in the same session, so a decision about dinner never settles last
+week's musings about a gym.
+
+    >>> [(c.start, c.end) for c in decided("ok, decided on the blue sofa")], considering("thinking of maybe a green one")
+    ([(4, 28)], [(0, 29)])
+"""
+from __future__ import annotations
+
+import re
+
+from ..text.segmenter import Clause, read_message
+
+__all__ = ["decided", "considering"]
+
+_DECIDED = re.compile(r"\b(?:decided|(?:going|went)\s{1,3}with|settled\s{1,3}on|chose|picked|opted\s{1,3}for|ended\s{1,3}up\s{1,3}"
+                      r"(?:with|going|choosing|getting|picking))\b|最后决定|最终决定|决定了|还是决定|决定(?:做|用|买|选|去|报)|定了|最后选|最终选|"
+                      r"还是选|选了|拍板", re.I)
+_CONSIDERING = re.compile(r"\b(?:thinking\s{1,3}(?:of|about)|considering|maybe|might|not\s{1,3}sure|torn\s{1,3}between|"
+                          r"on\s{1,3}the\s{1,3}fence|debating|weighing)\b|在考虑|考虑|在想|纠结|犹豫|要不要|想试试|打算试", re.I)
+
+
+def decided(text: str) -> list[Clause]:
+    """The clauses of ``text`` in which the speaker says they made a choice."""
+    return [c for c in read_message(text) if c.act == "statement" and c.whose in ("user", "unknown")
+            and _DECIDED.search(c.core) is not None]
+
+
+def considering(text: str) -> list[tuple[int, int]]:
+    """The spans of the clauses of ``text`` that weigh an option — none if any clause decides."""
+    clauses = read_message(text)
+    if any(_DECIDED.search(c.core) for c in clauses):
+        return []
+    return [(c.start, c.end) for c in clauses if c.act in ("statement", "question") and _CONSIDERING.search(c.core)]
