@@ -36,3 +36,10 @@ def test_what_a_decision_does_not_settle():
     assert not memory.add(Message("user", "we went with pizza tonight", "u", session_id="b")).supersedes  # nothing weighed
     memory.add(Message("user", "considering a trip to Porto", "u", session_id="b"))
     assert not memory.add(Message("user", "my sister decided on Lisbon", "u", session_id="b")).supersedes  # not the user's choice
+
+
+def test_a_question_that_weighs_an_option_and_a_team_decision():
+    memory = _memory()
+    memory.add(Message("user", "should we use Postgres for the audit trail?", "u", task_id="t"))
+    assert memory.add(Message("user", "team decided: append-only files for now", "u", task_id="t")).supersedes
+    assert "Postgres" not in memory.build_context("what do we use for the audit trail?", "u", task_id="t", top_k=5)

@@ -168,3 +168,12 @@ def test_a_bit_is_not_one_oclock():
 
     assert kind_values("房间大一点，晚一点到也行", {"time"}) == set()
     assert kind_values("一点半开会，十一点结束", {"time"}) == {"一点半", "十一点"}
+
+
+def test_a_new_day_with_the_same_part_of_the_day_is_a_change():
+    memory = _memory()
+    memory.add(Message("user", "跟物业的协调会定在周二下午", "u"))
+    memory.add(Message("user", "对了，地点在他们办公室3楼", "u"))
+    assert memory.add(Message("user", "协调会挪到周三下午了，物业临时有事", "u")).supersedes
+    context = _context(memory, "协调会什么时候、在哪儿？")
+    assert "周二下午" not in context and "周三下午" in context and "3楼" in context

@@ -23,12 +23,15 @@ _DECIDED = re.compile(r"\b(?:decided|(?:going|went)\s{1,3}with|settled\s{1,3}on|
                       r"(?:with|going|choosing|getting|picking))\b|最后决定|最终决定|决定了|还是决定|决定(?:做|用|买|选|去|报)|定了|最后选|最终选|"
                       r"还是选|选了|拍板", re.I)
 _CONSIDERING = re.compile(r"\b(?:thinking\s{1,3}(?:of|about)|considering|maybe|might|not\s{1,3}sure|torn\s{1,3}between|"
-                          r"on\s{1,3}the\s{1,3}fence|debating|weighing)\b|在考虑|考虑|在想|纠结|犹豫|要不要|想试试|打算试", re.I)
+                          r"on\s{1,3}the\s{1,3}fence|debating|weighing|should\s{1,3}(?:we|i)\s{1,3}(?:use|go\s{1,3}with|get|buy|pick|"
+                          r"choose|try|switch\s{1,3}to|book)|(?:what|how)\s{1,3}about)\b|在考虑|考虑|在想|纠结|犹豫|要不要|想试试|打算试", re.I)
+# A choice the user's group made is the user's too: "team decided: …", "we went with …".
+_OURS = re.compile(r"^(?:(?:ok|so|well|and)[\s,]{1,3})?(?:we\b|we'(?:ve|re)\b|our\s{1,3}team\b|the\s{1,3}team\b|team\b|我们|咱们|团队|开会)", re.I)
 
 
 def decided(text: str) -> list[Clause]:
     """The clauses of ``text`` in which the speaker says they made a choice."""
-    return [c for c in read_message(text) if c.act == "statement" and c.whose in ("user", "unknown")
+    return [c for c in read_message(text) if c.act == "statement" and (c.whose in ("user", "unknown") or _OURS.match(c.core))
             and _DECIDED.search(c.core) is not None]
 
 

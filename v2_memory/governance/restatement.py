@@ -15,7 +15,8 @@ What counts as the same thing is strict, because a wrong supersession hides a tr
                     another meeting than "meeting with Anna on Monday"
     the holder      the same person when both say whose it is ("my sister's flight" is not mine)
     identifiers     the same ones, if any ("ISO 9001's audit" is not "ISO 9002's")
-    the value       a time, a date or a day in both, and none of the new ones in the old clause
+    the value       a time, a date or a day in both, and a new one the old clause lacks
+                    ("周五上午" after "周四上午": the morning stays, the day moved)
 
 A clause with a when but no thing, only a pronoun ("he'll be here at 4:30", "they could only do
 8:45", "她改到三点了"), points back: at the latest of the user's few messages still in the recent
@@ -87,7 +88,7 @@ def restated_clauses(text: str) -> list[Restated]:
         topic = _thing(clause.core)
         if not topic and index and clauses[index - 1].sentence == clause.sentence:
             topic = _thing(clauses[index - 1].core)  # "landlord meeting: 16th now"
-        pointer = not topic and (_PRONOUN.search(sentence if AMOUNT in kinds else clause.core) is not None)
+        pointer = not topic and _PRONOUN.search(sentence if AMOUNT in kinds else clause.core) is not None
         if clause.act == "report" and not pointer:
             continue  # someone's words about a thing: only the one who changed it may restate it
         if _ADDED.search(sentence):
@@ -131,7 +132,7 @@ def _thing(text: str) -> frozenset[str]:
 
 def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]]) -> Target | None:
     """The latest clause among ``candidates`` (records, newest first) that ``restated`` gives a new
-    value: the same thing, the same holder, a value of a shared kind, none of the new values."""
+    value: the same thing, the same holder, a value of a shared kind, not all of them the old ones."""
     amount = AMOUNT in restated.kinds
     for record in candidates:
         for clause in read_message(record["content"]):
@@ -152,7 +153,7 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
                 continue  # a daily rule and one day's exception
             if not restated.changed and (amount or not restated.pointer):
                 continue  # "周四下午三点开组会" after "周一上午九点开组会": another meeting, or a move? Unsaid: kept
-            if old and not old & restated.values:
+            if old and not restated.values <= old:  # something new: "周五上午" after "周四上午" (the morning stays)
                 return Target(record["record_id"], (clause.start, clause.end), "restated")
     return None
 
