@@ -100,3 +100,21 @@ def test_an_answer_computed_across_an_erasure_is_not_kept():
     memo.reading(("t", "ann"), "kind", "my PIN is 4471", count)
     memo.reading(("t", "ann"), "kind", "my PIN is 4471", count)
     assert computed == ["my PIN is 4471"]  # not kept across the erasure; kept once computed cleanly
+
+
+def test_a_reads_readings_of_one_user_are_not_answered_after_an_erasure():
+    from v2_memory.text.memo import UserMemo, forget_texts
+
+    memo, computed = UserMemo(), []
+
+    def count(text):
+        computed.append(text)
+        return len(text)
+
+    readings = memo.of(("t", "ann"))
+    assert readings.reading("kind", "my PIN is 4471", count) == 14
+    assert readings.reading("kind", "my PIN is 4471", count) == 14 and len(computed) == 1  # kept: a lookup
+    assert memo.reading(("t", "ann"), "kind", "my PIN is 4471", count) == 14 and len(computed) == 1  # the same store
+    forget_texts()
+    assert readings.reading("kind", "my PIN is 4471", count) == 14 and len(computed) == 2  # asked again, not the old dict
+    assert memo.users() == [("t", "ann")]  # kept again in the memo's new dictionary, not the old one

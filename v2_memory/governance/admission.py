@@ -197,12 +197,17 @@ class ReadContext:
     components: dict[int, dict[str, float]] = field(default_factory=dict)  # record_id -> hybrid score parts
     scope: tuple[str | None, str] | None = None  # (tenant_id, user_id) the read is for; None: not checked
     memo: UserMemo | None = None  # readings of this user's memories, kept with the user (``text/memo.py``)
+    readings: Any = field(default=None, init=False, repr=False, compare=False)  # the user's, looked up once
+
+    def __post_init__(self) -> None:
+        if self.memo is not None and self.scope is not None:
+            object.__setattr__(self, "readings", self.memo.of(self.scope))
 
     def reading(self, kind: str, text: str, read: Callable[[str], Any]) -> Any:
         """``read(text)``, remembered with the user's other readings when the read has a memo."""
-        if self.memo is None or self.scope is None:
+        if self.readings is None:
             return read(text)
-        return self.memo.reading(self.scope, kind, text, read)
+        return self.readings.reading(kind, text, read)
 
 
 def boundary_reasons(record: dict[str, Any], state: MemoryState, read: ReadContext) -> list[str]:

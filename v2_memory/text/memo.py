@@ -42,7 +42,7 @@ from typing import Any, Callable, Hashable, NamedTuple, TypeVar
 
 from ..lru import DEFAULT_CACHE_USERS, LruCache
 
-__all__ = ["text_cache", "forget_texts", "UserMemo", "CacheInfo", "MAX_TOTAL_CHARS"]
+__all__ = ["text_cache", "forget_texts", "UserMemo", "UserReadings", "CacheInfo", "MAX_TOTAL_CHARS"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -151,6 +151,15 @@ class UserMemo:
                 readings[key] = answer
         return answer
 
+    def of(self, scope: Hashable) -> UserReadings:
+        """One user's readings for a stretch of work (a read): the user is looked up (and marked
+        recently used) once, and each reading after that is a dictionary lookup."""
+        with self._lock:
+            readings = self._users.get(scope)
+            if readings is None:
+                readings = self._users[scope] = {}
+            return UserReadings(self, scope, readings, self._generation)
+
     def users(self) -> list[Hashable]:
         """The users whose readings are kept, least recently used first."""
         with self._lock:
@@ -160,6 +169,27 @@ class UserMemo:
         with self._lock:
             self._users.clear()
             self._generation += 1
+
+
+class UserReadings:
+    """``UserMemo.of``'s answer: ``reading(kind, text, read)`` as ``UserMemo.reading`` for one user,
+    a dictionary lookup when the answer is kept. After a clear (an erasure) it asks the memo again,
+    so no reading of an erased text is answered from the dictionary it held."""
+
+    __slots__ = ("_memo", "_scope", "_readings", "_generation")
+
+    def __init__(self, memo: UserMemo, scope: Hashable, readings: dict[tuple[str, str], Any], generation: int) -> None:
+        self._memo, self._scope, self._readings, self._generation = memo, scope, readings, generation
+
+    def reading(self, kind: str, text: str, read: Callable[[str], T]) -> T:
+        if self._memo._generation == self._generation:
+            found = self._readings.get((kind, text), _MISSING)
+            if found is not _MISSING:
+                return found  # type: ignore[no-any-return]
+        return self._memo.reading(self._scope, kind, text, read)
+
+
+_MISSING = object()
 
 
 def forget_texts() -> None:
