@@ -171,3 +171,21 @@ def test_erasure_also_drops_a_torn_tail_holding_the_users_text(tmp_path, clock):
             memory.erase_user("guest")
     for path in tmp_path.glob("*.jsonl"):
         assert b"Elm Street" not in path.read_bytes(), path
+
+
+def test_a_rejected_candidate_is_logged_by_its_numbers_and_shown_with_its_text(clock):
+    from v2_memory.observe.inspector import session_turns
+
+    with MemoryManager(store_path=None, clock=clock) as memory:
+        memory.add(Message("user", "the ferry to Hvar leaves at 7", session_id="s1"))
+        memory.add(Message("user", "my ferry pass is in the blue folder, for the island trip in June", session_id="s1"))
+        memory.add(Message("user", "an unrelated note", session_id="s2"))
+        memory.build_context("ferry Hvar", session_id="s2")
+        writes, reads = memory.audit.writes(), memory.audit.reads()
+    candidates = reads[-1].data["candidates"]
+    rejected = [c for c in candidates if not c["admitted"]]
+    admitted = [c for c in candidates if c["admitted"]]
+    assert rejected and all("content" not in c and c["reasons"] for c in rejected)  # numbers, verdict, id: no text
+    assert admitted and all(c["content"] for c in admitted)
+    shown = session_turns(writes, reads, "s2")[-1].read.data["candidates"]
+    assert all(c["content"] for c in shown)  # the inspector fills the text in from the write log

@@ -43,3 +43,12 @@ def test_a_question_that_weighs_an_option_and_a_team_decision():
     memory.add(Message("user", "should we use Postgres for the audit trail?", "u", task_id="t"))
     assert memory.add(Message("user", "team decided: append-only files for now", "u", task_id="t")).supersedes
     assert "Postgres" not in memory.build_context("what do we use for the audit trail?", "u", task_id="t", top_k=5)
+
+
+def test_what_is_no_decision_and_no_weighing():
+    from v2_memory.governance.decisions import considering, decided
+
+    for text in ["I picked up the kids at four", "still haven't decided", "还没定下来", "my boss chose the venue"]:
+        assert not decided(text), text
+    for text in ["I might be late tonight", "maybe it rains", "我考虑到你的时间了吗"]:
+        assert not considering(text) or text.endswith("吗"), text

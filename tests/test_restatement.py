@@ -177,3 +177,19 @@ def test_a_new_day_with_the_same_part_of_the_day_is_a_change():
     assert memory.add(Message("user", "协调会挪到周三下午了，物业临时有事", "u")).supersedes
     context = _context(memory, "协调会什么时候、在哪儿？")
     assert "周二下午" not in context and "周三下午" in context and "3楼" in context
+
+
+def test_each_sentence_is_read_once_however_many_clauses_it_has(monkeypatch):
+    import v2_memory.governance.restatement as module
+
+    searched = []
+
+    class Counting:
+        def search(self, text):
+            searched.append(len(text))
+            return None
+
+    monkeypatch.setattr(module, "_CHANGED", Counting())
+    text = "a, " * 3000 + "b. " + "我，" * 3000
+    module.restated_clauses(text)
+    assert len(searched) <= 3 and sum(searched) <= 2 * len(text)  # one search per sentence, linear in the text

@@ -55,6 +55,12 @@ def test_what_is_not_a_take_back(text):
     assert detect_revocation(text) is None, text
 
 
+def test_an_attribute_is_named_by_what_it_is_not_by_a_word_near_it():
+    assert detect_revocation("don't keep my home address").attribute == "location"
+    assert detect_revocation("forget my house keys, I have a spare").attribute == ""  # keys, not where the user lives
+    assert detect_revocation("forget who I work for").attribute == "employer"
+
+
 def test_words_first_then_a_pointer_in_one_message():
     found = detect_revocations("hmm, I'd rather you didn't keep the health stuff. remove that please")
     assert [(r.about, r.pointer) for r in found] == [("health", False), ("", True)]
@@ -111,10 +117,20 @@ def test_a_request_withdrawn_by_its_service_leaves_and_other_requests_stay():
     memory.add(Message("user", "from now on answer in metric units", "u"))
     memory.add(Message("user", "and ping me to review flashcards whenever we talk", "u"))
     memory.add(Message("user", "the flat is cold today", "u"))
-    result = memory.add(Message("user", "kill the study-app alerts please, I deleted it", "u"))
+    result = memory.add(Message("user", "kill the flashcard review pings please, exams are over", "u"))
     assert result.supersedes and "revocation_target:withdrawn" in result.reasons
     seen = memory.build_context("what standing requests did I give you?", "u", top_k=10)
     assert "flashcards" not in seen and "metric" in seen
+
+
+def test_a_service_take_back_naming_another_thing_takes_nothing_back():
+    memory = _memory()
+    memory.add(Message("user", "remind me to call the plumber on Monday", "u"))
+    memory.add(Message("user", "the fish oil ran out", "u"))
+    result = memory.add(Message("user", "stop the fish oil reminders on my phone", "u"))
+    assert not result.supersedes  # the only reminder is about the plumber: the fish oil one never was
+    result = memory.add(Message("user", "昨天把闹钟关了，结果睡过头了", "u"))
+    assert not result.supersedes  # a report of what the user did, not a request
 
 
 def test_a_service_named_twice_and_no_other_word_takes_nothing_back():

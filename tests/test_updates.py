@@ -34,7 +34,7 @@ def test_no_longer_living_somewhere_supersedes_it(memory):
 
 @pytest.mark.parametrize("text, value", [
     ("we live at 7 Quarry Hill Rd, next to the school", "7 Quarry Hill Rd"),
-    ("our home is where? we live in Ghent", "Ghent"),
+    ("we live on 3 Canal Row now", "3 Canal Row"),
     ("我们家住在海淀区学院路，离地铁近", "海淀区学院路"),
     ("我家在西湖区", "西湖区"),
 ])
@@ -45,7 +45,9 @@ def test_a_household_says_where_the_user_lives(text, value):
 
 
 @pytest.mark.parametrize("text", ["we live in fear of the next bill", "we live on takeaway these days", "我们住酒店",
-                                  "my sister lives at 9 Elm St", "our new place is tiny"])
+                                  "my sister lives at 9 Elm St", "our new place is tiny", "we moved to Kubernetes last sprint",
+                                  "we live in Airbnbs these days", "咱家也在考虑换车", "我家在装修", "我家在用小米的路由器",
+                                  "Sam's new place is great. 12 Oak St", "my parents closed on a new house. 9 Lake View Dr"])
 def test_what_is_no_home(text):
     from v2_memory.governance.facts import extract_claims
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from ..text.segmenter import Clause, Meter, read_message
 
-__all__ = ["Correction", "detect_correction", "value_kinds", "kind_values", "strip_kinds"]
+__all__ = ["Correction", "detect_correction", "value_kinds", "kind_values", "kind_pattern", "strip_kinds"]
 
 
 @dataclass(frozen=True)
@@ -188,6 +188,11 @@ _KINDS = {
                         r"|\b(?:freshman|sophomore|junior|senior|kindergarten|preschool)\b", re.I),
     "number": re.compile(r"\d|[一二三四五六七八九十两]+(?:个|天|楼|层|次|人|号|块|元|米|公里|分钟|小时)"),
 }
+
+
+def kind_pattern(kind: str) -> re.Pattern[str]:
+    """The pattern that finds values of one ``kind`` ("day", "time", "date", "grade", "number")."""
+    return _KINDS[kind]
 
 
 def value_kinds(text: str) -> set[str]:

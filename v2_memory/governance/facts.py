@@ -148,11 +148,13 @@ _EN_ADV = (r"(?:\s*(?:'ve|’ve|have|had|'d)(?=\s))?(?:\s*(?:really|also|just|ac
 
 # Where the user's household lives, said as "we" or "我们家" (the user lives there too).
 _HOUSEHOLD = [
-    (re.compile(r"^(?:我们|咱们|咱|我)?家(?:就|也|现在)?(?:住)?在(?P<v>[^\s，,。！!？?、]{2,12})"), False),
+    # "我们家住在朝阳区安贞里", "我家在西湖区" (a place: 住, or a place's suffix — not "我家在装修", an action)
+    (re.compile(r"^(?:我们|咱们|咱|我)?家(?:就|也|现在)?(?:住在?(?P<v>[^\s，,。！!？?、]{2,12})|在(?!用|做|装|忙|吃|看|学|找|考虑|搞|弄|开|玩|准备|等|打|写|听|聊|讨论)"
+                r"(?P<w>[^\s，,。！!？?、]{1,10}(?:区|路|街|道|市|县|镇|乡|村|小区|号|楼|园|苑|里|庄|湾|城|岛|省|州|坊|巷|胡同))(?![\u4e00-\u9fff]))"), False),
+    # "we live at 88 Birchwood Ct": a street address, not "we live in fear" or "we live in Airbnbs"
     (re.compile(r"^(?:(?:and|but|so)\s{1,3})?we(?:'re|\s{1,3}are)?\s{1,3}(?:(?:now|currently|still|just)\s{1,3})?"
-                r"(?:live|living)\s{1,3}(?:at|in|on)\s{1,3}(?P<v>" + _PLACE + ")", re.I), False),
-    (re.compile(r"^(?:(?:and|but|so)\s{1,3})?we(?:'ve|\s{1,3}have)?\s{1,3}(?:(?:just|finally)\s{1,3})?"
-                r"(?:moved|relocated)\s{1,3}to\s{1,3}(?P<v>" + _PLACE + ")", re.I), True),
+                r"(?:live|living)\s{1,3}(?:at|on)\s{1,3}(?P<v>\d{1,6}[A-Za-z]?\s{1,3}(?-i:[A-Z])[\w.'-]{0,30}"
+                r"(?:\s{1,3}(?-i:[A-Z])[\w.'-]{0,30}){0,4})", re.I), False),
 ]
 # A new home mentioned, and a clause that is only a street address: "we closed on the new house!
 # 1290 Sable Ridge Dr, moving in saturday".
@@ -221,7 +223,7 @@ def claims_of_clause(clause: Clause, meter: Meter | None = None) -> list[Claim]:
     if clause.act == "statement" and (own or _WE.match(clause.core) or clause.core.startswith(("我们家", "咱家", "我家"))):
         for pattern, update in _HOUSEHOLD:
             found = meter.scan(pattern, clause.core, "match")
-            value = clean_value(found.group("v")) if found else None
+            value = clean_value(found.group("v") or found.groupdict().get("w") or "") if found else None
             if value is not None:
                 return [Claim("location", value, +1, clause.start, clause.end, update or bool(meter.scan(_UPDATE_CUE, clause.core)))]
     body = _subject_body(clause)
@@ -266,13 +268,19 @@ def extract_claims(text: str, meter: Meter | None = None) -> list[Claim]:
     claims: list[Claim] = []
     for clause in clauses:
         claims.extend(claims_of_clause(clause, meter))
-    if not any(c.key == "location" for c in claims) and meter.scan(_NEW_HOME, text[:READ_LIMIT]):
+    homes = [c for c in clauses if meter.scan(_NEW_HOME, c.core)]
+    # Only the user's own new home: not "my parents closed on a new house", "Sam's new place".
+    if not any(c.key == "location" for c in claims) and homes and all(_own_home(c) for c in homes):
         for clause in clauses:  # "…the new house! 1290 Sable Ridge Dr, moving in saturday": the address is the new home
             address = meter.scan(_ADDRESS, clause.core, "fullmatch") if clause.whose in ("user", "unknown") else None
             if address is not None and clause.act == "statement":
                 claims.append(Claim("location", address.group(0), +1, clause.start, clause.end, True))
                 break
     return _pair_updates(claims)
+
+
+def _own_home(clause: Clause) -> bool:
+    return clause.whose != "other" or bool(_WE.match(clause.core))
 
 
 def _pair_updates(claims: list[Claim]) -> list[Claim]:

@@ -182,7 +182,8 @@ class Governor:
         if not supersedes:  # nothing said it changed: the same thing said again with a new when
             supersedes += resolver.restatements(message, record_id, recent)
         if not supersedes:  # what the user decided settles what they were only considering
-            supersedes += resolver.decisions(message, record_id, recent)
+            settled = resolver.decisions(message, record_id, recent)
+            supersedes, reasons = supersedes + settled, reasons + (("decision",) if settled else ())
         answered = resolver.answered(message, record_id, asking)  # a question asked earlier is no longer memory
         if answered:
             supersedes, reasons = supersedes + tuple(r for r in answered if r not in supersedes), reasons + ("answered_question",)

@@ -118,10 +118,14 @@ class ReadPath:
                 query_terms: frozenset[str] = frozenset(), as_memories: frozenset[int] = frozenset()) -> Summary:
         """The summary as this read may see it. When the summarizer says which records its text
         shows, those few are judged first: if this read may see them all, the stored text is the
-        answer (its count still includes what it no longer shows). Only otherwise are the covered
-        memories judged (the latest ``SUMMARY_HORIZON``) and the visible ones refolded; so are
+        answer (its count includes the messages its snippets no longer fit); if it may see all but
+        ``as_memories`` (the memories this context shows as lines of their own), the stored text less
+        those snippets. Only otherwise are the covered memories judged (the latest
+        ``SUMMARY_HORIZON``) and the visible ones refolded (its count: the messages refolded); so are
         ``history``, the window's turns before a pause (``TrackView.conversation_start``), which
-        this read's summary covers too. The scope's tracks must be current (``cache.ensure``)."""
+        this read's summary covers too. Of the conversations before a pause, the snippets a read
+        judges are the ones it weighs (``track_view.EARLIER_SNIPPETS``): the stored text's alone on
+        the first path. The scope's tracks must be current (``cache.ensure``)."""
         stored = self.cache.summaries.get(scope)
         judged = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
                          domain=domain, identifiers=identifiers, window=window, query_terms=query_terms)

@@ -230,17 +230,17 @@ class Resolver:
 
     def decisions(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
         """Supersede what the user's previous turn only considered, when this message says what
-        they decided (``decisions.py``); ``recent``: the user's turns in the window, newest first."""
+        they decided (``decisions.py``); ``recent``: the user's turns in the window, newest first.
+        Only the weighing clauses go; the rest of that turn stays."""
         if record_id is None or not decided(message.content):
             return ()
         previous = next((r for r in (self.store.get(rid) for rid in recent if rid != record_id) if r is not None), None)
         if previous is None or previous.get("session_id") != message.session_id or previous.get("task_id") != message.task_id:
             return ()
-        live = self._live([previous], message, record_id)
-        weighed = considering(previous["content"]) if live else []
+        weighed = considering(previous["content"]) if self._live([previous], message, record_id) else []
         if not weighed:
             return ()
-        self.supersede_spans(message, previous["record_id"], sentences_holding(previous["content"], weighed), record_id)
+        self.supersede_spans(message, previous["record_id"], weighed, record_id)
         return (previous["record_id"],)
 
     def person_updates(self, message: Message, record_id: int | None) -> tuple[int, ...]:

@@ -39,7 +39,7 @@ from typing import Any, Iterable
 
 from ..text.segmenter import read_message
 from .conflicts import Target, terms_of
-from .corrections import kind_values, value_kinds
+from .corrections import kind_pattern, kind_values, value_kinds
 from .identifiers import extract_identifiers
 
 __all__ = ["Restated", "restated_clauses", "restatement_target", "amounts", "KINDS", "AMOUNT"]
@@ -75,9 +75,15 @@ def restated_clauses(text: str) -> list[Restated]:
     """The clauses of ``text`` that could restate a thing's time or date (no history read)."""
     found: list[Restated] = []
     clauses = read_message(text)
+    # Each sentence read once (a clause's sentence decides "changed" and "also"): linear in the text.
+    parts: dict[int, list[str]] = {}
+    for clause in clauses:
+        parts.setdefault(clause.sentence, []).append(clause.core)
+    sentences = {index: " ".join(cores) for index, cores in parts.items()}
+    changed_in = {index: _CHANGED.search(sentence) is not None for index, sentence in sentences.items()}
+    identifiers: frozenset[str] | None = None
     for index, clause in enumerate(clauses):
-        sentence = " ".join(c.core for c in clauses if c.sentence == clause.sentence)
-        changed = _CHANGED.search(sentence) is not None
+        sentence, changed = sentences[clause.sentence], changed_in[clause.sentence]
         kinds = frozenset(value_kinds(clause.core) & KINDS)
         # An amount (a price, a room, a dose) restates only where the sentence says it changed:
         # "周会以后在516开", "he changed his mind, it'll be $2,050", "他又改口了，说5000就行".
@@ -88,30 +94,56 @@ def restated_clauses(text: str) -> list[Restated]:
         topic = _thing(clause.core)
         if not topic and index and clauses[index - 1].sentence == clause.sentence:
             topic = _thing(clauses[index - 1].core)  # "landlord meeting: 16th now"
-        pointer = not topic and _PRONOUN.search(sentence if AMOUNT in kinds else clause.core) is not None
+        if AMOUNT in kinds:
+            # An amount with no thing points back only when someone changed their mind ("he changed
+            # his mind, it'll be $2,050"): "he's 45 now" says nothing of the rent before it.
+            pointer = not topic and _PRONOUN.search(sentence) is not None and _MIND_CHANGED.search(sentence) is not None
+        else:
+            pointer = not topic and _PRONOUN.search(clause.core) is not None
         if clause.act == "report" and not pointer:
             continue  # someone's words about a thing: only the one who changed it may restate it
         if _ADDED.search(sentence):
             continue  # "I also have yoga on Thursday": one more, not a new time for the old one
         if topic or pointer:
-            found.append(Restated(clause.start, clause.end, topic, kinds, values,
-                                  clause.whose, frozenset(extract_identifiers(text[:2000])), pointer,
+            if identifiers is None:
+                identifiers = frozenset(extract_identifiers(text[:2000]))
+            found.append(Restated(clause.start, clause.end, topic, kinds, values, clause.whose, identifiers, pointer,
                                   changed, _EVERY.search(clause.core) is not None))
     return found
 
 
 AMOUNT = "amount"  # a number with its unit, restated only with words that say it changed
-_AMOUNT = re.compile(r"[$€£¥]\s?\d[\d,]{0,15}(?:\.\d{1,6})?(?:\s?[kK万千])?|\d[\d,]{0,15}(?:\.\d{1,6})?(?:\s?(?:[kK]\b|万|千|块|元|美元|%|kg\b|公斤|斤|克|"
-                     r"g\b|mg\b|毫克|微克|lbs?\b|楼|层|号))?")
+# Units by class: an amount restates one of its own class only ("$2,050" money, "3楼" a floor, a
+# bare "516" a bare number), so "my daughter is 7 now" restates no "$40" and no "3楼".
+_UNITS = (("money", r"[kK]\b|万|千|块|元|美元|dollars?\b|bucks\b|euros?\b"), ("percent", r"%"),
+          ("weight", r"kg\b|公斤|斤|lbs?\b|pounds?\b"), ("dose", r"mg\b|毫克|微克|mcg\b|克|g\b"),
+          ("floor", r"楼|层|号"), ("age", r"岁|years?\s{1,3}old\b"))
+_AMOUNT = re.compile(r"(?P<cur>[$€£¥])\s?(?P<n>\d[\d,]{0,15}(?:\.\d{1,6})?)(?:\s?[kK万千])?|(?P<m>\d[\d,]{0,15}(?:\.\d{1,6})?)"
+                     r"\s?(?:" + "|".join(f"(?P<{name}>{unit})" for name, unit in _UNITS) + ")?", re.I)
+_WHENS = ("time", "date", "day")  # kinds whose digits are no amount
+_MIND_CHANGED = re.compile(r"\bchanged\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?\b|改口|变卦|反悔", re.I)
 
 
 def amounts(text: str) -> frozenset[str]:
-    """The amounts ``text`` names, written alike ("$2,150" and "$2150" are one).
+    """The amounts ``text`` names as ``class:number``, written alike ("$2,150" and "$2150" are one);
+    the digits of a time or a date are none ("4pm", "9月30号").
 
-    >>> sorted(amounts("rent goes to $2,150, the deposit is 500"))
-    ['$2150', '500']
+    >>> sorted(amounts("rent goes to $2,150 at 4pm on May 3, the deposit is 500"))
+    ['bare:500', 'money:2150']
     """
-    return frozenset(m.group(0).replace(",", "").replace(" ", "") for m in _AMOUNT.finditer(text[:2000]))
+    text = text[:2000]
+    for kind in _WHENS:
+        text = kind_pattern(kind).sub(lambda m: " " * len(m.group(0)), text)
+    found = set()
+    for m in _AMOUNT.finditer(text):
+        number = (m.group("n") or m.group("m")).replace(",", "")
+        unit = "money" if m.group("cur") else next((name for name, _ in _UNITS if m.group(name)), "bare")
+        found.add(f"{unit}:{number}")
+    return frozenset(found)
+
+
+def _classes(values: Iterable[str]) -> set[str]:
+    return {value.split(":")[0] for value in values}
 
 
 _PRONOUN = re.compile(r"\b(?:he|she|they|it|his|her|their|its)(?:'(?:ll|s|re|d))?\b|他们|她们|他|她|它|对方|那边|人家", re.I)
@@ -141,14 +173,16 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
             reported = clause.act == "report" and amount and restated.pointer
             if clause.act in ("question", "conditional") or (clause.act == "report" and not reported):
                 continue
-            shared = (restated.kinds if amounts(clause.core) else frozenset()) if amount else restated.kinds & value_kinds(clause.core)
+            shared = (restated.kinds if _classes(amounts(clause.core)) & _classes(restated.values) else frozenset()) \
+                if amount else restated.kinds & value_kinds(clause.core)
             if not shared or not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)):
                 continue
             if not reported and "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
                 continue
             if frozenset(extract_identifiers(record["content"][:2000])) != restated.identifiers:
                 continue  # another course, ticket or standard: another thing
-            old = amounts(clause.core) if amount else kind_values(clause.core, shared)
+            old = {v for v in amounts(clause.core) if v.split(":")[0] in _classes(restated.values)} if amount \
+                else kind_values(clause.core, shared)
             if bool(_EVERY.search(clause.core)) != restated.every:
                 continue  # a daily rule and one day's exception
             if not restated.changed and (amount or not restated.pointer):

@@ -123,10 +123,10 @@ _OFF_ZH = re.compile(r"关掉|关了|关闭|停掉|停了|撤掉")
 # The user's attributes named as what to forget: every statement of that fact goes ("forget where
 # I live" takes "my new apartment is 41 Wexford Rd", not "my office is at 200 Clarendon St").
 _ATTRIBUTES = {
-    "location": re.compile(r"\bwhere\s{1,8}(?:i|we)\s{1,8}(?:live|stay|am\s{1,8}living)\b|\b(?:my|our)\s{1,8}(?:home\s{1,8})?address\b|"
-                           r"\b(?:my|our)\s{1,8}(?:new\s{1,8})?(?:home|apartment|flat|house)\b|(?:我|我们)?(?:家)?住(?:在)?哪|住址|家庭地址|家的地址|我家地址|我的地址", re.I),
-    "employer": re.compile(r"\bwhere\s{1,8}i\s{1,8}work\b|\bmy\s{1,8}(?:job|employer|workplace|company)\b|我在哪(?:儿|里)?(?:上班|工作)|"
-                           r"(?:我的)?(?:工作单位|公司名字?)", re.I),
+    "location": re.compile(r"\bwhere\s{1,8}(?:i|we)\s{1,8}(?:live|am\s{1,8}living|are\s{1,8}living)\b|\b(?:my|our)\s{1,8}(?:home\s{1,8})?address\b|"
+                           r"(?:我|我们)(?:家)?住(?:在)?哪|住址|家庭地址|家的地址|我家地址|我的地址", re.I),
+    "employer": re.compile(r"\bwhere\s{1,8}i\s{1,8}work\b|\bwho\s{1,8}i\s{1,8}work\s{1,8}for\b|\bmy\s{1,8}(?:employer|workplace)\b|"
+                           r"我在哪(?:儿|里)?(?:上班|工作)|工作单位|我的公司名", re.I),
 }
 
 
@@ -153,7 +153,7 @@ _SPEECH_ZH = re.compile(r"我(?:刚才|刚刚|之前|前面|上次)?(?:说|讲|�
 # "包的事儿", "借钱那件事": a matter talked about (with 删掉, 抹掉 ... it is the conversation that is meant).
 _MATTER_ZH = re.compile(r"(?:那|这|的)(?:件|个)?事(?:儿|情)?")
 _POINTER_ZH = re.compile(r"上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)?|刚刚(?:那句|说的)?|前面(?:那句|那条|说的)|这句|那句|这条|那条|这段|那段")
-_FRAME_ZH = re.compile(r"(?:把|将)|(?:关于|有关)|[那这](?:件|桩)?(?=事)|(?:的)?(?:事情?|内容|信息|记录|那些|这些|部分|东西)|(?:就)?(?:吧|了|啊|哈|呀|嘛|哦){1,6}$|"
+_FRAME_ZH = re.compile(r"(?:把|将)|(?:关于|有关)|[那这](?:件|桩)?(?=事)|(?:的)?(?:事(?:情|儿)?|内容|信息|记录|那些|这些|部分|东西)|(?:就)?(?:吧|了|啊|哈|呀|嘛|哦){1,6}$|"
                        r"上一句|上句|上一条|上条|那条|这条|那句|这句|这段|那段|那个|这个|刚才|刚刚|前面|之前|上次|说的|讲的|提的|告诉你的|"
                        r"你|我|帮我|给我|的$|都|全部|统统|一下|先|也")
 _SELF_ZH = re.compile(r"(?<![帮给替让叫])(?:我|我们|他|她|他们)(?:已经|刚|刚才|又|也|都|还)?$")  # "我删了" reports the user's own act
@@ -258,7 +258,9 @@ def _chinese(clause: Clause) -> Revocation | None:
     done = (off.group(0).endswith("了") or after.startswith("了")) and _PLEASE_ZH.match(after) is None  # "删了吧" asks
     asked = not done or (_ASKS_ZH.search(before) is not None and _SELF_START_ZH.match(before) is None)
     family = _service(core) if match is None or match.group("erase") else ""
-    if family and asked:  # "晚上那个吃药提醒取消吧", "把喝水提醒关掉": a request withdrawn by its service
+    # A service turned off "了" is a report ("昨天把闹钟关了", "公司把打卡取消了") unless the user asks
+    # ("帮我把提醒关了", "你把推送关了吧").
+    if family and (not done or _ASKS_SERVICE_ZH.search(before)) and not _REPORTED_ZH.search(before):
         thing = _FRAME_ZH.sub(" ", before + " " + after).strip("的，,。 ")
         return Revocation(re.sub(r"\s{1,8}", " ", thing), False, True, service=family)
     if match is None:
@@ -290,6 +292,8 @@ def _chinese(clause: Clause) -> Revocation | None:
 # "forget my address": the user's own attribute, whenever they said it (not "forget the hotel": a plan).
 _MINE_EN = re.compile(r"^\s{0,8}(?:all\s{1,8}(?:of\s{1,8})?|everything\s{1,8}about\s{1,8})?my\b", re.I)
 _ASKS_ZH = re.compile(r"帮我|给我|请|麻烦|把|将|你")
+_ASKS_SERVICE_ZH = re.compile(r"帮我|给我|请|麻烦|你")
+_REPORTED_ZH = re.compile(r"昨天|前天|刚才|已经|上周|上个月|之前|公司|他们|他|她|老板|小区|学校")
 _PLEASE_ZH = re.compile(r"了?\s{0,8}(?:吧|呗|啊|哈|嘛)")
 _SELF_START_ZH = re.compile(r"(?:我|我们)(?!的)")  # "我把提醒关掉了": what the user did
 
@@ -317,10 +321,18 @@ def revocation_targets(revocation: Revocation, candidates: list[dict[str, Any]])
     chars = content_chars(revocation.about)
     if not targets and how == "recent" and chars:
         # Among the recent turns, a Chinese description whose words are not the sentence's ("借钱那事"
-        # for "找老王借了五万", "包的事儿" for "刷了个包"): half of its characters, at least one.
-        share = -(-len(chars) // 2)
-        targets = _matching(candidates, False, how, lambda text: len(chars & set(text)) >= share)
+        # for "找老王借了五万", "包的事儿" for "刷了个包"): the one sentence sharing most of its
+        # characters (half of them at least); two sharing as many say nothing of which is meant.
+        targets = _best_sharing(candidates, chars, how)
     return targets
+
+
+def _best_sharing(candidates: list[dict[str, Any]], chars: frozenset[str], how: str) -> list[Target]:
+    scored = [(len(chars & set(record["content"][start:end])), Target(record["record_id"], (start, end), how))
+              for record in candidates for start, end, _ in _sentences(record["content"])]
+    best = max((score for score, _ in scored), default=0)
+    winners = [target for score, target in scored if score == best]
+    return winners if best >= -(-len(chars) // 2) and len(winners) == 1 else []
 
 
 def _matching(candidates: list[dict[str, Any]], requests_only: bool, how: str, matches: Any) -> list[Target]:
@@ -339,20 +351,20 @@ def _matching(candidates: list[dict[str, Any]], requests_only: bool, how: str, m
 
 def _service_targets(revocation: Revocation, candidates: list[dict[str, Any]]) -> list[Target]:
     """The requests for the service a take-back names ("drop the language-app nudges": the request
-    to nudge): those sharing most of its other words; with none shared, the only such request, if
-    there is only one (two reminders and "cancel the reminder" say nothing of which)."""
+    to nudge): those sharing most of its other words (two thirds; for Chinese, half of its other
+    characters); a take-back naming nothing but the service ("cancel the reminder") takes the only
+    such request, if there is only one."""
     asked = _SERVICE_ASKED[revocation.service]
-    others = terms_of(_SERVICE_NOUN[revocation.service].sub(" ", revocation.about))
-    scored: list[tuple[int, Target]] = []
-    for record in candidates:
-        for start, end, asks in _sentences(record["content"]):
-            text = record["content"][start:end]
-            if asks and asked.search(text):
-                scored.append((len(others & terms_of(text)), Target(record["record_id"], (start, end), "withdrawn")))
-    best = max((score for score, _ in scored), default=0)
-    if best or len(scored) == 1:
-        return [target for score, target in scored if score == best][:MAX_TARGETS]
-    return []
+    rest = _SERVICE_NOUN[revocation.service].sub(" ", revocation.about)
+    others, chars = terms_of(rest), content_chars(rest)
+    requests = [(record["content"][start:end], Target(record["record_id"], (start, end), "withdrawn"))
+                for record in candidates for start, end, asks in _sentences(record["content"])
+                if asks and asked.search(record["content"][start:end])]
+    if not others and not chars:
+        return [target for _, target in requests] if len(requests) == 1 else []
+    needed = len(others) if len(others) <= 2 else -(-2 * len(others) // 3)
+    return [target for text, target in requests
+            if (others and len(others & terms_of(text)) >= needed) or (chars and 2 * len(chars & set(text)) >= len(chars))][:MAX_TARGETS]
 
 
 def sentences_holding(content: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -370,7 +382,7 @@ def _sentences(content: str) -> list[tuple[int, int, bool]]:
         span[1] = clause.end
         # "can you remind me …?" asks too, and so does a bare imperative ("recommend me a sushi place")
         span[2] = (span[2] or clause.act in ("request", "question") or _IMPERATIVE.match(clause.core) is not None
-                   or _REQUEST_ZH.search(clause.core) is not None)
+                   or (_REQUEST_ZH.search(clause.core) is not None and clause.whose != "other"))  # not "我妈总提醒我喝水"
     ends = [_TERMINATOR.match(content, end).end() for _, end, _ in spans.values()]  # with its full stop
     return [(start, end, asks) for (start, _, asks), end in zip(spans.values(), ends)] or [(0, len(content), False)]
 

@@ -29,9 +29,14 @@ declares a fact about the user is the user's, not the task's.
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
-__all__ = ["spoken_scope", "task_bound"]
+__all__ = ["spoken_scope", "task_bound", "CONVERSATION_GAP"]
+
+# A pause this long ends a conversation: what came before it is history (``track_view.py``), and a
+# decision settles only what the same conversation weighed (``decisions.py``).
+CONVERSATION_GAP = timedelta(hours=8)
 
 LIMIT = 2000  # a scope is said near the words it scopes: the first characters of a message
 _SESSION_EN = re.compile(

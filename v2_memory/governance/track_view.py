@@ -12,7 +12,7 @@ statements before mere requests (reason ``earlier_conversation`` for the rest).
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState, Message
@@ -24,6 +24,7 @@ from ..tracks.summarizer import asks_only
 from .admission import ReadContext, shares_content
 from .identifiers import look_alike
 from .router import Route
+from .scope import CONVERSATION_GAP
 from .state import StateTracker
 from .summary_view import SummaryEntry, judge_summary
 
@@ -32,7 +33,6 @@ __all__ = ["TrackView", "SUMMARY_HORIZON", "CONVERSATION_GAP", "EARLIER_SNIPPETS
 Scope = tuple  # (tenant_id or None, user_id)
 
 SUMMARY_HORIZON = 256  # covered memories a read's summary is drawn from: its cost stays bounded
-CONVERSATION_GAP = timedelta(hours=8)  # a pause this long ends a conversation: what came before is history
 
 
 class TrackView:

@@ -39,10 +39,15 @@ def write_event(message: Any, result: Any) -> AuditEvent:
                       message.session_id, data)
 
 
+# Most of every read's candidates are rejected: the log keeps their numbers, verdicts and record
+# ids, not their text (the write log has it; the inspector shows it from there).
+
+
 def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_scope: Mapping[str, Any],
                call: str, context: Sequence[ContextItem] | None = None, shown: Sequence[int] = (),
                memo: UserMemo | None = None) -> AuditEvent:
-    """A read-log event: the route, every candidate's numbers and verdict, and the context.
+    """A read-log event: the route, every candidate's numbers and verdict, and the context; the
+    text of the admitted candidates only (a rejected one's is in the write log, under its id).
 
     ``context`` is the built context's items: logged as ``build_context`` writes them in text form,
     each item's memory text redacted first, one text at a time (cached: a memory that comes back is
@@ -52,13 +57,17 @@ def read_event(explanation: Any, time: str, scope: tuple[str | None, str], read_
     def safe(text: str | None) -> str | None:
         return memo.reading(scope, "redacted", text, _redacted) if memo is not None and text else _safe(text)
 
-    candidates = [
-        {"record_id": a.record_id, "content": safe(a.record.get("content")), "source": a.record.get("source"),
-         "domain": a.record.get("domain"), "session_id": a.record.get("session_id"),
-         "similarity": round(a.similarity, 6), "weight": round(a.weight, 6), "effective": round(a.effective, 6),
-         "admitted": a.admitted, "reasons": list(a.reasons)}
-        for a in explanation.admissions
-    ]
+    def candidate(a: Any) -> dict[str, Any]:
+        entry: dict[str, Any] = {"record_id": a.record_id}
+        if a.admitted or (a.record.get("metadata") or {}).get("split_from") is not None:
+            entry["content"] = safe(a.record.get("content"))  # a split record's text is in no write event
+        entry["source"] = a.record.get("source")
+        entry.update((name, a.record[name]) for name in ("domain", "session_id") if a.record.get(name) is not None)
+        entry.update(similarity=round(a.similarity, 6), weight=round(a.weight, 6), effective=round(a.effective, 6),
+                     admitted=a.admitted, reasons=list(a.reasons))
+        return entry
+
+    candidates = [candidate(a) for a in explanation.admissions]
     data: dict[str, Any] = {"call": call, "query": _safe(explanation.query), "route": explanation.route.to_dict(),
                             "task_id": read_scope.get("task_id"), "domain": read_scope.get("domain"),
                             "candidates": candidates, "admitted": [a.record_id for a in explanation.admitted],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from .audit import AuditEvent, AuditLog
 from ..errors import StorePathError
@@ -130,6 +130,22 @@ def _owned(event: AuditEvent, session_id: str, owner: tuple[str | None, str] | N
     return event.session_id == session_id and (owner is None or (event.tenant_id, event.user_id) == owner)
 
 
+def with_texts(read: AuditEvent, texts: Mapping[int, Any]) -> AuditEvent:
+    """``read`` with the text of each candidate the read log keeps without it (a rejected one:
+    ``audit.read_event``), taken from the write log's ``texts`` (record id -> content as logged)."""
+    candidates = read.data.get("candidates") or []
+    if all("content" in c for c in candidates):
+        return read
+    filled = [c if "content" in c else {**c, "content": texts.get(c.get("record_id"))} for c in candidates]
+    return AuditEvent(read.kind, read.time, read.user_id, read.tenant_id, read.session_id, {**read.data, "candidates": filled})
+
+
+def written_texts(events: Sequence[AuditEvent], owner: tuple[str | None, str] | None = None) -> dict[int, Any]:
+    """Record id -> the text the write log holds for it (of ``owner`` = (tenant, user) only, if given)."""
+    return {e.data["record_id"]: e.data.get("content") for e in events
+            if e.kind == "write" and e.data.get("record_id") is not None and (owner is None or (e.tenant_id, e.user_id) == owner)}
+
+
 def session_turns(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], session_id: str,
                   window: int = 5, owner: tuple[str | None, str] | None = None) -> list[Turn]:
     """The last ``window`` turns of a session (of ``owner`` = (tenant, user), when session ids are
@@ -137,7 +153,8 @@ def session_turns(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], ses
     if window < 1:
         raise ValueError(f"window must be >= 1, got {window}")
     writes = [e for e in events if _owned(e, session_id, owner)]
-    responses = [r for r in reads if _owned(r, session_id, owner) and r.data.get("call") == "build_context"]
+    texts = written_texts(events, owner)
+    responses = [with_texts(r, texts) for r in reads if _owned(r, session_id, owner) and r.data.get("call") == "build_context"]
     timeline = sorted([(e.time, 0, e) for e in writes] + [(r.time, 1, r) for r in responses], key=lambda t: t[:2])
     turns: list[Turn] = []
     pending: list[AuditEvent] = []
@@ -231,8 +248,10 @@ def diff_sessions(events: Sequence[AuditEvent], reads: Sequence[AuditEvent], ses
     def writes_of(sid: str) -> list[AuditEvent]:
         return [e for e in events if e.kind == "write" and e.session_id == sid]
 
+    texts = written_texts(events)
+
     def reads_of(sid: str) -> list[AuditEvent]:
-        return [r for r in reads if r.session_id == sid]
+        return [with_texts(r, texts) for r in reads if r.session_id == sid]
 
     writes = _aligned(writes_of(session_a), writes_of(session_b))
     read_pairs = _aligned(reads_of(session_a), reads_of(session_b))

@@ -167,8 +167,12 @@ class UserMemo:
 
     def cache_clear(self) -> None:
         with self._lock:
-            self._users.clear()
             self._generation += 1
+            for scope in list(self._users):  # emptied too: a UserReadings still holding one finds nothing
+                readings = self._users.pop(scope)
+                if readings is not None:
+                    readings.clear()
+            self._users.clear()
 
 
 class UserReadings:
