@@ -91,8 +91,8 @@ _ZH_RULES: list[tuple[str, str, int, bool]] = [
     (rf"在(?P<v>[^\s]{{1,12}}?)(?:工作|上班|任职|实习)", "employer", +1, False),
     (rf"(?:入职了?|加入了?|跳槽到了?|跳槽去了?|去了)(?P<v>[^\s]{{1,12}})", "place?", +1, True),
 ]
-# A place as a value where a household speaks ("we"): a street address or a capitalised name, so
-# "we live at 88 Birchwood Ct" and "we moved to Austin" name a home, "we live in fear" does not.
+# A place as a value: a street address or a capitalised name ("my new apartment is 41 Wexford Rd"),
+# never a common noun ("my new place is tiny").
 _PLACE = (r"\d{1,6}[A-Za-z]?\s{1,3}(?-i:[A-Z])[\w.'-]{0,30}(?:\s{1,3}(?-i:[A-Z])[\w.'-]{0,30}){0,4}"
           r"|(?-i:[A-Z])[\w.'-]{1,30}(?:\s{1,3}(?-i:[A-Z])[\w.'-]{1,30}){0,3}")
 _EN_OBJ = r"(?:an?\s+|the\s+|some\s+)?"

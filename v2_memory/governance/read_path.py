@@ -147,8 +147,9 @@ class ReadPath:
         def lines(judged: list[SummaryEntry]) -> set[int | None]:
             return {e.record_id for e in judged if not e.shown and e.reasons == ("shown_as_memory",)} if extractive else set()
 
-        if fast and all(e.shown or e.record_id in lines(entries) for e in entries):
-            return summarizer.without(stored, lines(entries))  # type: ignore[union-attr]
+        as_lines = lines(entries)
+        if fast and all(e.shown or e.record_id in as_lines for e in entries):
+            return summarizer.without(stored, as_lines)  # type: ignore[union-attr]
         if fast:
             entries = judge(stored.covers + history)
         left = lines(entries)
