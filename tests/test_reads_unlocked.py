@@ -234,3 +234,34 @@ def test_vectors_a_read_embedded_are_not_added_twice_after_the_write(tmp_path):
         assert [h.record["record_id"] for h in memory.retrieve("coffee", "ann")] == first
         memory.add(Message("user", "a note about tea", "ann"))  # writes the vectors the reads embedded
         assert [h.record["record_id"] for h in memory.retrieve("coffee", "ann")] == first
+
+
+def test_the_events_of_waiting_reads_are_appended_together_in_read_order(tmp_path, monkeypatch):
+    with MemoryManager(store_path=tmp_path / "memory.sqlite3") as memory:
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        appended = []
+        append = memory.storage.audit.append_events
+        monkeypatch.setattr(memory.storage.audit, "append_events",
+                            lambda name, events: (appended.append((name, len(events))), append(name, events))[1])
+        queries = ["boiler service", "when is the boiler serviced", "October plans"]
+        for query in queries:
+            memory.build_context(query, "ann")
+        memory.storage.book.flush(memory.storage)
+        assert appended == [("reads", 3)]  # one append for the three reads, not one each
+        assert [e.data["query"] for e in _events(memory, "ann")] == queries
+
+
+def test_a_file_log_numbers_waiting_events_in_order_across_a_rollback(tmp_path):
+    with MemoryManager(store_path=tmp_path / "memory.json") as memory:  # JSONL logs, through the outbox
+        memory.add(Message("user", "The boiler service is every October", "ann"))
+        memory.build_context("boiler service", "ann")
+        with pytest.raises(ZeroDivisionError):
+            with memory.batch():
+                memory.add(Message("user", "a note that never lands", "bob"))
+                1 / 0
+        memory.build_context("October plans", "ann")  # after the rollback: waits behind the first
+        memory.add(Message("user", "The boiler is a Vaillant", "ann"))
+        events = _events(memory, "ann")
+        assert [e.data["query"] for e in events] == ["boiler service", "October plans"]
+        seqs = [e.data["seq"] for e in events]
+        assert seqs == sorted(seqs) and len(set(seqs)) == 2

@@ -239,24 +239,30 @@ class Storage:
     # -- audit events ----------------------------------------------------------------------------
     def log(self, name: str, event: AuditEvent) -> None:
         """Queue an event for the ``writes`` or ``reads`` log; it is appended once its block commits
-        (inside a read: once the read's bookkeeping is written).
+        (inside a read: once the read's bookkeeping is written, with the other waiting reads' events
+        in one append).
 
         Logs that are tables of the state database take the event inside the transaction itself
         (no outbox: with several processes, one must never flush another's queued events)."""
         if self.db.reading:
-            return self.book.defer(lambda: self.log(name, event))
+            return self.book.defer_event(name, event, self._log_events)
+        self._log_events(name, [event])
+
+    def _log_events(self, name: str, events: list[AuditEvent]) -> None:
         if getattr(self.audit, "db", None) is self.db:
             with self.transaction():
-                self.audit.append_events(name, [event])
+                self.audit.append_events(name, events)
             return
         with self.transaction():
-            # The next number, read inside the transaction (it holds the write lock: no one else
-            # takes it), so the row is written once, holding the log line as it will be appended.
-            seq = self.db.last_id("outbox", "seq") + 1
-            event = AuditEvent(event.kind, event.time, event.user_id, event.tenant_id, event.session_id,
-                               {**event.data, "seq": seq})
-            self.db.execute("INSERT INTO outbox (seq, log, user_id, tenant_id, event) VALUES (?, ?, ?, ?, ?)",
-                            (seq, name, event.user_id, event.tenant_id, encode_event(event)))
+            # The next numbers, read inside the transaction (it holds the write lock: no one else
+            # takes them), so each row is written once, holding the log line as it will be appended.
+            first = self.db.last_id("outbox", "seq") + 1
+            rows = []
+            for seq, event in enumerate(events, first):
+                event = AuditEvent(event.kind, event.time, event.user_id, event.tenant_id, event.session_id,
+                                   {**event.data, "seq": seq})
+                rows.append((seq, name, event.user_id, event.tenant_id, encode_event(event)))
+            self.db.executemany("INSERT INTO outbox (seq, log, user_id, tenant_id, event) VALUES (?, ?, ?, ?, ?)", rows)
 
     def _flush_outbox(self, *, after_crash: bool = False) -> None:
         """Append the committed outbox rows the logs do not hold yet. Normally those are the rows

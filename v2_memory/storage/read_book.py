@@ -54,6 +54,7 @@ class ReadBook:
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.db, self.max_reads, self.max_age, self.clock = db, max_reads, max_age, clock
         self._writes: list[Callable[[], None]] = []
+        self._events: dict[str, list[Any]] = {}  # log -> the waiting events, appended by one of the writes
         self._settled: list[Callable[[], None]] = []  # told when what waits is written or dropped
         self._reads = 0
         self._since: float | None = None  # when the oldest waiting read began
@@ -125,6 +126,15 @@ class ReadBook:
         if settled is not None:
             self._settled.append(settled)
 
+    def defer_event(self, log: str, event: Any, append: Callable[[str, list[Any]], None]) -> None:
+        """Keep an audit event for the next write: the waiting events of one log are appended
+        together, ``append(log, events)`` once (one statement, not one per read)."""
+        events = self._events.get(log)
+        if events is None:
+            events = self._events[log] = []
+            self.defer(lambda: append(log, events))
+        events.append(event)
+
     def settle(self, storage: Any) -> None:
         """Write what waits now, outside any read or transaction (before this process reads its
         own read log); inside one, what waits is written with it or is written already."""
@@ -144,6 +154,7 @@ class ReadBook:
         writes, erasures, settled = self._writes, self._erasures, self._settled
         self._carried = (writes, erasures, self._reads, self._since)  # until the transaction ends
         self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
+        self._events = {}  # the lists the writes append stay theirs; later events start new ones
         try:
             if writes and self.db.meta(_ERASURES) == erasures:
                 for write in writes:
@@ -166,6 +177,7 @@ class ReadBook:
         """Forget what waits (a store closing after its last write failed); return how much."""
         dropped, settled = len(self._writes), self._settled
         self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
+        self._events = {}
         for done in settled:
             done()
         return dropped
