@@ -339,3 +339,56 @@ def test_a_correction_and_a_take_back_in_one_message_both_speak():
 def test_a_time_word_or_a_look_alike_marker_does_not_make_a_statement_a_request(text):
     from v2_memory.text.segmenter import read_message
     assert [c.act for c in read_message(text)] != ["request"], text
+
+
+@pytest.mark.parametrize("said, other, take_back, query, gone, kept", [
+    ("my daughter just started year 2 at Larchfield Academy", "she is obsessed with drawing horses",
+     "actually don't keep the school name, I'd rather you didn't", "gift ideas for my daughter", "Larchfield", "horses"),
+    ("闺女在育才三小读一年级", "她最近爱上了画画", "学校你就别记了，不太放心", "给闺女买点什么好", "育才三小", "画画"),
+    ("please keep pestering me to book the vet for Mochi's shots", "also remind me to pay the water bill",
+     "you can stop reminding me about the pet stuff, sorted it", "what should I still do?", "Mochi", "water bill"),
+])
+def test_a_thing_taken_back_by_its_kind_goes_and_nothing_else(said, other, take_back, query, gone, kept):
+    memory = _memory()
+    memory.add(Message("user", said, "u", session_id="s"))
+    memory.add(Message("user", other, "u", session_id="s"))
+    result = memory.add(Message("user", take_back, "u", session_id="s"))
+    assert result.supersedes == (1,), result.reasons
+    context = memory.build_context(query, "u", session_id="s", top_k=5)
+    assert gone not in context and kept in context
+
+
+def test_a_kind_named_twice_in_the_recent_turns_takes_back_neither():
+    memory = _memory()  # "forget the dinner thing" with two dinners in view: which one is unsaid
+    memory.add(Message("user", "book me a table at Osteria Lupa for Friday", "u"))
+    memory.add(Message("user", "and a dinner with my in-laws on Sunday at Kim's Garden", "u"))
+    result = memory.add(Message("user", "hmm forget the restaurant thing", "u"))
+    assert not result.supersedes and "revocation_target_not_found" in result.reasons
+
+
+@pytest.mark.parametrize("text, about", [
+    ("ok scrap the whole lunch booking, the client bailed", "lunch"),
+    ("nvm, cancel the trip plans", "trip"),
+    ("这个称呼别再用了", "称呼"),
+    ("那个小名别这么叫了哈", "小名"),
+])
+def test_calling_off_a_plan_or_a_name_withdraws_the_request(text, about):
+    found = detect_revocation(text)
+    assert found is not None and found.withdraws and about in found.about
+
+
+@pytest.mark.parametrize("text", ["cancel the meeting", "we had to cancel the dinner, the babysitter was sick",
+                                  "我不用了", "我们已经不叫了"])
+def test_calling_off_the_world_or_reporting_is_no_withdrawal(text):
+    found = detect_revocation(text)
+    assert found is None or not found.withdraws
+
+
+def test_a_name_the_user_asked_for_is_dropped_and_the_name_friends_use_stays():
+    memory = _memory()
+    memory.add(Message("user", "大家都叫我小满", "u"))
+    memory.add(Message("user", "你以后就叫我满哥吧", "u"))
+    result = memory.add(Message("user", "满哥这个外号别用了，有点土", "u"))
+    assert result.supersedes == (2,), result.reasons
+    context = memory.build_context("你该怎么称呼我", "u", top_k=5)
+    assert "小满" in context and "你以后就叫我满哥吧" not in context

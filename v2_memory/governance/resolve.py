@@ -36,6 +36,7 @@ from .decisions import considering, decided
 from .facts import Claim, extract_claims
 from .identifiers import extract_identifiers
 from .answers import answer_terms, asked_about, question_clauses
+from .categories import kinds_named, search_words
 from .persona import SINGLE_VALUED_KEYS
 
 __all__ = ["Resolver"]
@@ -166,6 +167,7 @@ class Resolver:
     def _search(self, about: str, message: Message) -> list[dict[str, Any]]:
         """The user's records that share words with ``about`` (the store's search: a write costs
         what its matches cost, however long the history)."""
+        about = f"{about} {search_words(kinds_named(about))}"  # a thing named by its kind: its sentences' words too
         return [h.record for h in hooks_of(self.store).lexical.search(about, message.user_id, top_k=REVOCATION_CANDIDATES,
                                                                        threshold=1e-9, tenant_id=message.tenant_id)]
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text.segmenter import Clause, read_message
+from .categories import kinds_named, of_kind
 from .conflicts import Target, content_chars, terms_of
 
 __all__ = ["Revocation", "detect_revocation", "detect_revocations", "revocation_targets", "sentences_holding", "MAX_TARGETS"]
@@ -147,7 +148,10 @@ _FORGET_ZH = r"忘掉|忘了吧|忘记吧|忘了它|忘了这|撤回|收回|(?:�
 _ERASE_ZH = r"删掉|删了|删除|删去|抹掉|抹去|抹了|去掉|清掉|清除|擦掉|作废|取消|划掉|丢掉"
 _KEEP_ZH = r"(?:别|不要|不用|甭|无需|不必|没必要)(?:再)?(?:帮我|给我)?(?:记|存|保存|记录|记住|记下)(?!错|得|性|者|忆)"
 _STOP_ZH = r"(?:别|不要|不用|甭|无需|不必)再(?:给我|帮我|跟我|为我)?(?P<again_verb>提醒|推荐|建议|发|问|提|说|催|叫|订|安排|用|加|给)"
-_ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)")
+# "那个外号别用了", "这个称呼不要再叫了": what the assistant was asked to use, no longer used.
+_DISUSE_ZH = r"(?:别|不要|不用|甭)(?:再)?(?:这么|那么)?(?:用|叫)了"
+_ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)"
+                 rf"|(?P<disuse>{_DISUSE_ZH})")
 _SPEECH_ZH = re.compile(r"我(?:刚才|刚刚|之前|前面|上次)?(?:说|讲|提|告诉你)的|上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)|刚刚(?:那句|说的)"
                         r"|那句|这句|那条消息|这条消息|那段话|这段话|你记(?:下)?的|你存的")
 # "包的事儿", "借钱那件事": a matter talked about (with 删掉, 抹掉 ... it is the conversation that is meant).
@@ -230,6 +234,10 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
         # The request's verb counts as evidence, but the thing must be named ("stop reminding me" alone names nothing).
         return Revocation(_clean(thing), False, True) if terms_of(thing) else None
     said = _SPEECH_EN.search(obj) is not None
+    if match.group("erase") and not said and _CALL_OFF_EN.match(match.group("erase")) and _PLAN_EN.search(obj):
+        about = _clean(_FRAME_EN.sub(" ", _PLAN_EN.sub(" ", obj)))
+        if kinds_named(about):  # "cancel the whole dinner thing": the request that set it up is withdrawn
+            return Revocation(about, False, True)
     if match.group("erase") and not said:
         # "delete that", "scrap that last part": the previous turn; "cancel the meeting": the world.
         return Revocation("", True, False) if _BARE_POINTER_EN.match(obj) else None
@@ -269,7 +277,11 @@ def _chinese(clause: Clause) -> Revocation | None:
         return Revocation("", True, False)
     if match.group("stop"):  # "不用再推荐咖啡馆了": the request is 推荐 + 咖啡馆
         thing = _FRAME_ZH.sub(" ", after).strip("，,。 ")
-        return Revocation(thing, False, True) if terms_of(thing) else None
+        if terms_of(thing):
+            return Revocation(thing, False, True)
+    if match.group("stop") or match.group("disuse"):  # "那个外号别(再)用了": the thing stands before the verb
+        thing = _FRAME_ZH.sub(" ", before).strip("，,。 ")
+        return Revocation(thing, False, True) if terms_of(thing) or content_chars(thing) else None
     said = _SPEECH_ZH.search(core) is not None
     if match.group("erase"):
         # "包的事儿抹掉吧", "借钱那件事删了吧": the matter talked about, among the recent turns.
@@ -289,6 +301,9 @@ def _chinese(clause: Clause) -> Revocation | None:
     return None
 
 
+# "cancel the dinner thing", "scrap the trip plans": a plan the user asked for, called off.
+_CALL_OFF_EN = re.compile(r"cancel|scrap|nix|ditch|drop", re.I)
+_PLAN_EN = re.compile(r"\b(?:thing|stuff|plans?|booking|reservation|request|idea)\b", re.I)
 # "forget my address": the user's own attribute, whenever they said it (not "forget the hotel": a plan).
 _MINE_EN = re.compile(r"^\s{0,8}(?:all\s{1,8}(?:of\s{1,8})?|everything\s{1,8}about\s{1,8})?my\b", re.I)
 _ASKS_ZH = re.compile(r"帮我|给我|请|麻烦|把|将|你")
@@ -324,6 +339,13 @@ def revocation_targets(revocation: Revocation, candidates: list[dict[str, Any]])
         # for "找老王借了五万", "包的事儿" for "刷了个包"): the one sentence sharing most of its
         # characters (half of them at least); two sharing as many say nothing of which is meant.
         targets = _best_sharing(candidates, chars, how)
+    kinds = kinds_named(revocation.about) if not targets else ()
+    if kinds:
+        # A thing named by its kind, in none of its words ("the gym thing" for "my PureGym
+        # membership", "学校名字" for "实验二小", ``categories.py``): what was said or kept of the
+        # user, every sentence of that kind; otherwise the one such sentence, if only one.
+        found = _matching(candidates, revocation.withdraws, how, lambda text: of_kind(text, kinds))
+        targets = found if revocation.said or revocation.kept or len(found) == 1 else []
     return targets
 
 
@@ -382,11 +404,12 @@ def _sentences(content: str) -> list[tuple[int, int, bool]]:
         span[1] = clause.end
         # "can you remind me …?" asks too, and so does a bare imperative ("recommend me a sushi place")
         span[2] = (span[2] or clause.act in ("request", "question") or _IMPERATIVE.match(clause.core) is not None
-                   or (_REQUEST_ZH.search(clause.core) is not None and clause.whose != "other"))  # not "我妈总提醒我喝水"
+                   or (_REQUEST_ZH.search(clause.core) is not None  # not "我妈总提醒我喝水"; "你就叫我小林吧" asks
+                       and (clause.whose != "other" or clause.core.startswith(("你", "您")))))
     ends = [_TERMINATOR.match(content, end).end() for _, end, _ in spans.values()]  # with its full stop
     return [(start, end, asks) for (start, _, asks), end in zip(spans.values(), ends)] or [(0, len(content), False)]
 
 
 _IMPERATIVE = re.compile(rf"^(?:please\s{{1,8}})?(?:{_SERVICE_EN})\w{{0,12}}\b", re.I)
-_REQUEST_ZH = re.compile(r"(?:提醒|通知|叫醒|督促|催|帮|告诉|推荐给?|发给?)我|给我(?:推荐|发|提醒|讲|找)")
+_REQUEST_ZH = re.compile(r"(?:提醒|通知|叫醒|督促|催|帮|告诉|推荐给?|发给?|叫)我|给我(?:推荐|发|提醒|讲|找)")
 _TERMINATOR = re.compile(r"[。！？!?；;.…\s]{0,8}")
