@@ -193,3 +193,55 @@ def test_each_sentence_is_read_once_however_many_clauses_it_has(monkeypatch):
     text = "a, " * 3000 + "b. " + "我，" * 3000
     module.restated_clauses(text)
     assert len(searched) <= 3 and sum(searched) <= 2 * len(text)  # one search per sentence, linear in the text
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("before, after, new, old", [
+    ("I take 25mg of sertraline every morning", "GP visit went fine, she put me up to 50mg", "50mg", "25mg"),
+    ("每天晚上吃一片二甲双胍，500毫克", "内分泌科复诊，大夫给我调到850毫克了", "850毫克", "500毫克"),
+    ("currently weighing in at 91kg", "weigh-in this morning: down to 87kg!", "87kg", "91kg"),
+    ("我现在体重62公斤", "这个月瘦了，降到59公斤", "59公斤", "62公斤"),
+])
+def test_a_dose_or_a_weight_set_anew_supersedes_the_old_amount(before, after, new, old):
+    memory = _memory()
+    memory.add(Message("user", before, "u"))
+    for filler in ("the neighbours got a new puppy", "need to fix the bike chain", "rained all day", "watched a film"):
+        memory.add(Message("user", filler, "u"))
+    result = memory.add(Message("user", after, "u"))
+    assert result.supersedes == (1,), result.reasons
+    assert old not in _context(memory, before) and new in _context(memory, after)
+
+
+@pytest.mark.parametrize("before, after", [
+    ("我现在体重62公斤", "我想减到55公斤"),                      # a goal, not the weight
+    ("I take 25mg of sertraline", "my mum's dose went up to 50mg"),  # someone else's dose
+    ("I take 25mg of sertraline", "vitamin D: they raised me to 1000mg"),  # another dose, far from this one
+    ("I take 25mg of sertraline", "I weighed 70kg, now down to 66kg"),  # another unit class
+])
+def test_a_goal_another_person_or_another_amount_supersedes_nothing(before, after):
+    memory = _memory()
+    memory.add(Message("user", before, "u"))
+    assert not memory.add(Message("user", after, "u")).supersedes
+
+
+def test_the_summary_shows_what_replaced_a_memory_the_query_is_about():
+    from datetime import datetime, timedelta, timezone
+    now = [datetime(2026, 5, 1, 9, tzinfo=timezone.utc)]
+    memory = MemoryManager(store_path=None, window_size=2, clock=lambda: now[0])
+
+    def say(text):
+        now[0] += timedelta(minutes=1)
+        memory.add(Message("user", text, "u"))
+
+    say("my blood pressure pill is amlodipine, 5mg a day")
+    now[0] += timedelta(days=3)
+    say("checkup today, the cardiologist bumped it to 10mg")
+    for text in ("the tomatoes finally ripened", "cleaned the gutters", "new sneakers arrived", "tried a new ramen place",
+                 "the cat knocked over a vase", "finished a jigsaw puzzle", "car needs an oil change", "lovely sunset tonight"):
+        now[0] += timedelta(days=1)
+        say(text)
+    now[0] += timedelta(days=1)
+    context = memory.build_context("how much blood pressure medicine do I take a day?", "u")
+    assert "10mg" in context and "5mg" not in context

@@ -43,6 +43,7 @@ __all__ = ["Resolver"]
 
 REVOCATION_CANDIDATES = 50  # records sharing the thing's words a take-back is checked against
 RESTATEMENT_CANDIDATES = 20  # records sharing the thing's words that a restatement is checked against
+UNIT_CANDIDATES = 200  # the user's latest statements a dose or weight set anew is checked against
 _JOINERS = re.compile(r"^[\s，,、;；:：—–?？!！-]+|[\s，,、;；:：—–-]+$")  # a remainder never opens with a stray "?"
 
 
@@ -212,6 +213,10 @@ class Resolver:
             if restated.pointer:
                 records = [r for r in (self.store.get(rid) for rid in recent[:POINTER_REACH]) if r is not None
                            and r.get("session_id") == message.session_id]
+            elif restated.unit_named:
+                # "加到75微克" names no word of "一天50微克": the user's latest statements (a rare
+                # message, and a bounded look: the newest ``UNIT_CANDIDATES``).
+                records = self.history(message, record_id)[-UNIT_CANDIDATES:]
             else:
                 # subtle: the store's search for the thing's words, not the user's whole history, so
                 # a write costs what its matches cost however long the history is.

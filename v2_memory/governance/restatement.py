@@ -69,6 +69,7 @@ class Restated:
     pointer: bool = False  # no thing named, a pronoun instead: it points at the recent messages
     changed: bool = False  # its sentence says something changed ("now", "instead", "改到")
     every: bool = False  # it states a rule ("every day", "每周"), not one occasion
+    unit_named: bool = False  # set to an amount whose unit names what it measures ("加到75微克", "bumped to 40mg")
 
 
 def restated_clauses(text: str) -> list[Restated]:
@@ -80,14 +81,22 @@ def restated_clauses(text: str) -> list[Restated]:
     for clause in clauses:
         parts.setdefault(clause.sentence, []).append(clause.core)
     sentences = {index: " ".join(cores) for index, cores in parts.items()}
+    set_to = {index: _SET_TO.search(sentence) is not None for index, sentence in sentences.items()}
     changed_in = {index: _CHANGED.search(sentence) is not None for index, sentence in sentences.items()}
     identifiers: frozenset[str] | None = None
     for index, clause in enumerate(clauses):
         sentence, changed = sentences[clause.sentence], changed_in[clause.sentence]
         kinds = frozenset(value_kinds(clause.core) & KINDS)
+        # A dose or a weight set to a new amount ("医生让我加到75微克", "she bumped my dose to 40mg"):
+        # the unit says what is measured, whoever set it and whatever else the sentence names
+        # (not a wish, "我想减到60公斤": a goal, not the weight; nor someone else's, "my dad's dose").
+        unit_set = frozenset(v for v in amounts(clause.core) if v.split(":")[0] in NAMED_UNITS) \
+            if set_to[clause.sentence] and not _WISH.search(clause.core) and not _POSSESSOR.search(clause.core) else frozenset()
+        if unit_set:
+            kinds = frozenset()  # "upped me to 100mg today": the amount is what changed, not the day
         # An amount (a price, a room, a dose) restates only where the sentence says it changed:
         # "周会以后在516开", "he changed his mind, it'll be $2,050", "他又改口了，说5000就行".
-        values = frozenset(kind_values(clause.core, kinds)) if kinds else (amounts(clause.core) if changed else frozenset())
+        values = frozenset(kind_values(clause.core, kinds)) if kinds else unit_set or (amounts(clause.core) if changed else frozenset())
         if not values or clause.act in ("question", "conditional") or (clause.act == "report" and kinds):
             continue
         kinds = kinds or frozenset({AMOUNT})
@@ -100,15 +109,16 @@ def restated_clauses(text: str) -> list[Restated]:
             pointer = not topic and _PRONOUN.search(sentence) is not None and _MIND_CHANGED.search(sentence) is not None
         else:
             pointer = not topic and _PRONOUN.search(clause.core) is not None
-        if clause.act == "report" and not pointer:
+        unit_named = bool(unit_set)
+        if clause.act == "report" and not (pointer or unit_named):
             continue  # someone's words about a thing: only the one who changed it may restate it
         if _ADDED.search(sentence):
             continue  # "I also have yoga on Thursday": one more, not a new time for the old one
-        if topic or pointer:
+        if topic or pointer or unit_named:
             if identifiers is None:
                 identifiers = frozenset(extract_identifiers(text[:2000]))
             found.append(Restated(clause.start, clause.end, topic, kinds, values, clause.whose, identifiers, pointer,
-                                  changed, _EVERY.search(clause.core) is not None))
+                                  changed or unit_named, _EVERY.search(clause.core) is not None, unit_named))
     return found
 
 
@@ -121,6 +131,16 @@ _UNITS = (("money", r"[kK]\b|万|千|块|元|美元|dollars?\b|bucks\b|euros?\b"
 _AMOUNT = re.compile(r"(?P<cur>[$€£¥])\s?(?P<n>\d[\d,]{0,15}(?:\.\d{1,6})?)(?:\s?[kK万千])?|(?P<m>\d[\d,]{0,15}(?:\.\d{1,6})?)"
                      r"\s?(?:" + "|".join(f"(?P<{name}>{unit})" for name, unit in _UNITS) + ")?", re.I)
 _WHENS = ("time", "date", "day")  # kinds whose digits are no amount
+NAMED_UNITS = frozenset({"dose", "weight"})  # units that say what they measure: a person has one of each at a time
+# Verbs that set an amount to a new value: "加到75微克", "降到68公斤", "upped me to 100mg", "cut it back to 5mg".
+_SET_TO = re.compile(r"(?:加|减|降|涨|增加|减少|调|提|升|改)(?:到|成|至)|"
+                     r"\b(?:bumped|upped|raised|increased|lowered|reduced|dropped|cut|went|moved|switched|changed|put)"
+                     r"(?:\s{1,3}(?:it|me|him|her|them|my\s{1,3}\w{1,20}|the\s{1,3}\w{1,20}))?(?:\s{1,3}(?:up|down|back))?\s{1,3}to\b|\bdown\s{1,3}to\b", re.I)
+_WISH = re.compile(r"\b(?:want|wants|wanna|trying|try|goal|aim|aiming|hope|hoping|plan|planning|would\s{1,3}like|like\s{1,3}to|if)\b|"
+                   r"想|要|打算|希望|目标|争取|计划|如果|要是", re.I)
+_POSSESSOR = re.compile(r"\b(?:his|her|their)\b|\bmy\s{1,3}[a-z]{2,15}'s\b|(?:他|她|它)(?:们)?的|"
+                        r"我(?:爸|妈|爸爸|妈妈|老公|老婆|儿子|女儿|孩子|爷爷|奶奶|外公|外婆|哥|姐|弟|妹|家狗|家猫)", re.I)
+_NEAR = 3.0  # an amount set anew is within this factor of the one it replaces (75 for 50, not for 500)
 _MIND_CHANGED = re.compile(r"\bchanged\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?\b|改口|变卦|反悔", re.I)
 
 
@@ -158,6 +178,20 @@ _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|�
 _EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends)\b|每天|每周|每个|天天|工作日", re.I)
 
 
+def _near(old: Iterable[str], new: Iterable[str]) -> bool:
+    """Some old amount of a class the new one has, another number within ``_NEAR`` times it."""
+    numbers: dict[str, list[float]] = {}
+    for value in new:
+        unit, number = value.split(":")
+        numbers.setdefault(unit, []).append(float(number))
+    for value in old:
+        unit, number = value.split(":")
+        was = float(number)
+        if was > 0 and any(n != was and 1 / _NEAR <= n / was <= _NEAR for n in numbers.get(unit, ())):
+            return True
+    return False
+
+
 def _thing(text: str) -> frozenset[str]:
     return frozenset(t for t in terms_of(_CHANGED.sub(" ", text)) if t not in _EVENT_WORDS)
 
@@ -175,15 +209,20 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
                 continue
             shared = (restated.kinds if _classes(amounts(clause.core)) & _classes(restated.values) else frozenset()) \
                 if amount else restated.kinds & value_kinds(clause.core)
-            if not shared or not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)):
+            if not shared:
                 continue
-            if not reported and "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
+            if restated.unit_named:
+                if not _near(amounts(clause.core), restated.values) or _POSSESSOR.search(clause.core):
+                    continue  # another dose: 500毫克 of calcium is not the 50微克 raised to 75
+            elif not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)):
+                continue
+            elif not reported and "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
                 continue
             if frozenset(extract_identifiers(record["content"][:2000])) != restated.identifiers:
                 continue  # another course, ticket or standard: another thing
             old = {v for v in amounts(clause.core) if v.split(":")[0] in _classes(restated.values)} if amount \
                 else kind_values(clause.core, shared)
-            if bool(_EVERY.search(clause.core)) != restated.every:
+            if bool(_EVERY.search(clause.core)) != restated.every and not restated.unit_named:  # a dose is daily
                 continue  # a daily rule and one day's exception
             if not restated.changed and (amount or not restated.pointer):
                 continue  # "周四下午三点开组会" after "周一上午九点开组会": another meeting, or a move? Unsaid: kept

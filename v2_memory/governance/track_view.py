@@ -72,7 +72,7 @@ class TrackView:
         began = self._conversation_began([records[rid].get("created_at") for rid in ids if rid in records]
                                          + [m.timestamp for m in window])
         if began is not None:
-            entries = _earlier_kept(entries, records, began, read)
+            entries = _earlier_kept(entries, records, began, read, self.ledger.replaced_by, self.store)
         if not identifiers:
             return entries
         named = self.ledger.identifiers_of(ids)
@@ -163,12 +163,24 @@ class TrackView:
 EARLIER_SNIPPETS = 6  # of the conversations before the last pause, a summary shows this many besides the relevant ones
 
 
-def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]], began: datetime,
-                  read: ReadContext) -> list[SummaryEntry]:
+def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]], began: datetime, read: ReadContext,
+                  replaced_by: Callable[[list[Any]], dict[int, list[int]]], store: Any) -> list[SummaryEntry]:
     """The conversation in progress is recapped whole; of those before it, the summary shows what
-    shares content words with the query, and the newest ``EARLIER_SNIPPETS`` others."""
+    shares content words with the query — or replaced what does ("加到75微克" for "一天50微克",
+    asked "一天吃多少") — and the newest ``EARLIER_SNIPPETS`` others."""
+    def relevant(record_id: int | None) -> bool:
+        return bool(read.query_terms) and record_id in records and shares_content(read, records[record_id])  # type: ignore[index]
+
     earlier = [i for i, e in enumerate(entries) if e.shown and _written_before(records.get(e.record_id), began)]
-    others = [i for i in earlier if not (read.query_terms and shares_content(read, records[entries[i].record_id]))]
+    others = [i for i in earlier if not relevant(entries[i].record_id)]
+    if len(others) > EARLIER_SNIPPETS and read.query_terms:
+        # A snippet that replaced a relevant memory is relevant: the memory left the summary when
+        # it was superseded, its successor says what holds now.
+        replaced = replaced_by([entries[i].record_id for i in others])
+        if replaced:
+            olds = hooks_of(store).get_many([rid for ids in replaced.values() for rid in ids], read.scope)
+            successors = {new for new, ids in replaced.items() if any(rid in olds and shares_content(read, olds[rid]) for rid in ids)}
+            others = [i for i in others if entries[i].record_id not in successors]
     # What states something before what only asks (a one-off "write me a haiku"), newest first.
     ranked = sorted(others, key=lambda i: (read.reading("asks", records[entries[i].record_id]["content"][:READ_LIMIT], asks_only), -i))
     dropped = set(ranked[EARLIER_SNIPPETS:])

@@ -32,6 +32,7 @@ CREATE TABLE IF NOT EXISTS memories (
     miss_streak INTEGER NOT NULL DEFAULT 0, superseded_by INTEGER, isolated INTEGER NOT NULL DEFAULT 0,
     quoted INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS memories_scope ON memories (scope);
+CREATE INDEX IF NOT EXISTS memories_superseded ON memories (superseded_by) WHERE superseded_by IS NOT NULL;
 CREATE TABLE IF NOT EXISTS identifiers (
     record_id INTEGER NOT NULL, scope TEXT NOT NULL, identifier TEXT NOT NULL,
     PRIMARY KEY (record_id, identifier));
@@ -186,6 +187,15 @@ class Ledger:
         rows = self._rows_in("SELECT record_id, verified, base_weight, usage, conflict, miss_streak, superseded_by, "
                              f"isolated, {self._quoted} FROM memories WHERE record_id IN ({{marks}})", record_ids)
         return {row[0]: _state(row) for row in rows}
+
+    def replaced_by(self, record_ids: Iterable[int]) -> dict[int, list[int]]:
+        """Of ``record_ids``, each one that superseded memories, and those memories (an index of
+        the superseded rows only: the cost of the answer, not of the table)."""
+        found: dict[int, list[int]] = {}
+        for old, successor in self._rows_in("SELECT record_id, superseded_by FROM memories WHERE superseded_by IN ({marks})",
+                                            record_ids):
+            found.setdefault(successor, []).append(old)
+        return found
 
     def verify(self, record_id: int) -> bool:
         """A user confirmed this memory: it becomes verified with full base weight."""
