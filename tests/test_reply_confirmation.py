@@ -144,3 +144,16 @@ def test_an_echoed_yes_verifies_the_offer_and_it_is_remembered(clock):
 ])
 def test_what_happened_before_is_no_yes(reply, offer):
     assert reply_to(reply, asked=True, offer=offer) is None
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("love it, lock that in", "accept"),
+    ("I like this. go", "accept"),
+    ("行，就这款了", "accept"),
+    ("嗯，就那家吧", "accept"),
+    ("I love it when the bus is late", None),      # a love that takes nothing up
+    ("I like this, but make it vegetarian", None),  # a yes with a change is no yes
+    ("就这个了？", None),                            # a question back
+])
+def test_taking_up_what_the_assistant_proposed_after_a_statement(text, answer):
+    assert reply_to(text, asked=False) == answer

@@ -245,3 +245,15 @@ def test_the_summary_shows_what_replaced_a_memory_the_query_is_about():
     now[0] += timedelta(days=1)
     context = memory.build_context("how much blood pressure medicine do I take a day?", "u")
     assert "10mg" in context and "5mg" not in context
+
+
+def test_a_new_standing_time_replaces_a_daily_one():
+    memory = _memory()
+    memory.add(Message("user", "our team sync is at 8:45 every day on zoom", "u"))
+    memory.add(Message("user", "need new running shoes", "u"))
+    result = memory.add(Message("user", "team sync 11:20 from now on, the new lead is in Lisbon", "u"))
+    assert result.supersedes == (1,)
+    context = _context(memory, "when is the team sync?")
+    assert "11:20" in context and "8:45" not in context
+    memory.add(Message("user", "我们的晨会每天九点开", "z"))
+    assert memory.add(Message("user", "晨会从今天起改到九点半", "z")).supersedes

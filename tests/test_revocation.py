@@ -392,3 +392,35 @@ def test_a_name_the_user_asked_for_is_dropped_and_the_name_friends_use_stays():
     assert result.supersedes == (2,), result.reasons
     context = memory.build_context("你该怎么称呼我", "u", top_k=5)
     assert "小满" in context and "你以后就叫我满哥吧" not in context
+
+
+@pytest.mark.parametrize("text", ["hmm, remove that last message please", "scrap my last text", "delete that one"])
+def test_a_message_pointed_at_by_its_name_is_the_previous_turn(text):
+    found = detect_revocation(text)
+    assert found is not None and found.pointer and not found.about
+
+
+@pytest.mark.parametrize("text, pointer, said", [
+    ("ok pretend I never said that, it's not official yet", True, False),
+    ("刚才那句就当我没说", True, False),
+    ("把关于我体检结果的那部分删了吧", False, True),
+])
+def test_unsaying_and_the_part_about_a_thing(text, pointer, said):
+    found = detect_revocation(text)
+    assert found is not None and (found.pointer, found.said) == (pointer, said)
+
+
+def test_a_service_taken_back_with_a_suggesting_ba_is_said_to_the_assistant():
+    found = detect_revocation("狗那个喂药提醒取消吧，我老公会管")
+    assert found is not None and found.withdraws and found.service == "remind"
+    assert detect_revocation("他把那个提醒取消了吧") is None  # a guess about what he did
+
+
+def test_grades_taken_back_by_their_kind():
+    memory = _memory()
+    memory.add(Message("user", "女儿期中数学考了71分，语文88", "u", session_id="s"))
+    memory.add(Message("user", "她周三下午有舞蹈课", "u", session_id="s"))
+    result = memory.add(Message("user", "把关于女儿成绩的那段删掉吧，她不想让人知道", "u", session_id="s"))
+    assert result.revoked == (1,), result.reasons
+    context = memory.build_context("女儿这周有什么安排", "u", session_id="s", top_k=5)
+    assert "71分" not in context and "舞蹈课" in context

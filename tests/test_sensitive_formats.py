@@ -28,6 +28,10 @@ EXAMPLES = [
     ("支付密码666666", "666666", ["secret"], "支付密码[secret]"),
     ("密码是 Abc#123，别告诉别人", "Abc#123", ["secret"], "密码是 [secret]，别告诉别人"),
     ("my PIN is now 4321.", "4321", ["secret"], "my PIN is now [secret]."),
+    ("updated it, it's now Marigold$58 since the babysitter knew the old one", "Marigold$58", ["secret"],
+     "updated it, it's now [secret] since the babysitter knew the old one"),
+    ("the keypad code for the shed is 9031* btw", "9031*", ["secret"], "the keypad code for the shed is [secret] btw"),
+    ("DL no. K882-4410-7731, expires in May", "K882-4410-7731", ["id_number"], "DL no. [id_number], expires in May"),
     ("the code for the door is 8812", "8812", ["secret"], "the code for the door is [secret]"),
     ("wifi password is sunshine", "sunshine", ["secret"], "wifi password is [secret]"),
     ("验证码：１２３４５６", "１２３４５６", ["secret"], "验证码：[secret]"),
@@ -53,6 +57,8 @@ NOT_SENSITIVE = [
     "my password is wrong", "I forgot my password again", "password has been changed", "密码忘了", "密码是什么？",
     "the zip code is 100080", "error code 404", "promo code SAVE20", "pin 3 photos to the board", "3.5 kg of rice",
     "评分 4.5，明天 3.15 见", "order 20231105", "4111 1111 1111 1112",  # fails Luhn
+    "#team2024 was great", "C# and F# in 2024", "v2.0-beta! is out",
+    "the DL for the dataset is here",
     "110105194912310021",  # wrong check digit
 ]
 

@@ -330,10 +330,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scenario", metavar="NAME", help="show one scenario in full (names: see --json)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the tables")
     parser.add_argument("--strict", action="store_true", help="exit 1 when a full-governance target fails")
-    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic", "heldout", "heldout2"), default="both",
+    parser.add_argument("--set", dest="sets", choices=("both", "first", "realistic", *realistic.HELDOUT), default="both",
                         help="which scenario set: the first (labelled) one, the independent realistic one, or both "
-                             "(default; --kind and --scenario apply to the first set only); heldout, heldout2: issue "
-                             "19's two independent sets, each its tuning half in full and its sealed half by totals only")
+                             "(default; --kind and --scenario apply to the first set only); heldout, heldout2, heldout3: issue "
+                             "19's independent sets, each its tuning half in full and its sealed half by totals only")
 
 
 def run_from_args(args: argparse.Namespace) -> int:

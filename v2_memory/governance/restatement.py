@@ -175,7 +175,9 @@ _CHANGED = re.compile(r"\b(?:changed\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?
 # "also", "too", "another", "也", "还", "另外": one more of the kind, never a new value for the old one.
 _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
 # "every day" against "on Fridays": a rule and its exception are two things.
-_EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends)\b|每天|每周|每个|天天|工作日", re.I)
+# "from now on", "以后都": a new standing rule, like the daily one it replaces.
+_EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends|from\s{1,3}now\s{1,3}on|going\s{1,3}forward)\b|"
+                    r"每天|每周|每个|天天|工作日|从今(?:天)?(?:以后|往后|起)|以后都|今后", re.I)
 
 
 def _near(old: Iterable[str], new: Iterable[str]) -> bool:

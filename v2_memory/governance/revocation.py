@@ -84,12 +84,14 @@ _EN = re.compile(
     rf"(?:ever\s{{1,8}})?(?P<keep>{_KEEP_EN})\b"
     rf"|don'?t\s{{1,8}}(?P<again>(?:{_SERVICE_EN})\w{{0,12}})\b(?=.{{0,240}}\b(?:anymore|any\s{{1,8}}more|again)\b)"
     rf"|no\s{{1,8}}more\s{{1,8}}(?!than\b)(?P<no_more>\w)"
+    rf"|(?P<unsaid>(?:pretend|act\s{{1,8}}(?:like|as\s{{1,8}}if))\s{{1,8}}(?:i\s{{1,8}}never|you\s{{1,8}}never|i\s{{1,8}}didn'?t)\s{{1,8}}"
+    rf"(?:said|say|told\s{{1,8}}you|tell\s{{1,8}}you|mentioned|mention|heard|hear|read))\b"
     r")\s{0,8}", re.I)
 # Words that point at what the user said, not at the world.
 _SPEECH_EN = re.compile(r"\b(?:what\s{1,8}i\s{1,8}(?:just\s{1,8})?(?:said|told\s{1,8}you|mentioned|wrote|shared|typed|sent)"
                         r"|(?:that|the\s{1,8}(?:thing|stuff|bit|part))\s{1,8}i\s{1,8}(?:just\s{1,8})?(?:said|told\s{1,8}you|mentioned)"
                         r"|i\s{1,8}(?:just\s{1,8})?(?:said|told\s{1,8}you|mentioned)|from\s{1,8}(?:your|the)\s{1,8}(?:memory|memories|notes)"
-                        r"|(?:my|that)\s{1,8}last\s{1,8}(?:message|bit|part|line|sentence)|that\s{1,8}(?:last\s{1,8})?bit)\b", re.I)
+                        r"|(?:my|that)\s{1,8}last\s{1,8}(?:message|msg|text|bit|part|line|sentence)|that\s{1,8}(?:last\s{1,8})?bit)\b", re.I)
 _POINTER_EN = re.compile(r"\b(?:that|this|the\s{1,8}last|my\s{1,8}last|the\s{1,8}previous|my\s{1,8}previous|what\s{1,8}i\s{1,8}just|"
                          r"last\s{1,8}(?:bit|part|thing|message|one|line|sentence)|just\s{1,8}said)\b", re.I)
 _BARE_POINTER_EN = re.compile(r"^(?:all\s{1,8})?(?:that|this)(?:\s{1,8}(?:last|previous))?(?:\s{1,8}(?:bit|part|one|line|message))?(?:\s{1,8}(?:please|pls|plz|too|as\s{1,8}well))?\W{0,8}$", re.I)
@@ -98,7 +100,8 @@ _FRAME_EN = re.compile(r"\b(?:what|everything|anything|all|stuff|things?|bits?|p
                        r"i|you|me|said|told|mentioned|wrote|shared|typed|sent|say|tell|about|regarding|concerning|re|on|of|where|"
                        r"that|this|it|those|these|the|a|an|my|last|previous|earlier|before|whole|just|actually|"
                        r"please|pls|plz|abt|bout|now|anymore|again|any|more|completely|entirely|from|your|memory|notes?|records?|for|"
-                       r"idea|ideas|business|matter|topic|story|situation|keep|keeping)\b", re.I)
+                       r"idea|ideas|business|matter|topic|story|situation|keep|keeping|messages?|msgs?|texts?|lines?|sentences?|ones?|"
+                       r"name\s{1,8}of|does|doing)\b", re.I)
 
 # Requests named by the service they asked for ("drop the language-app nudges", "晚上那个吃药提醒取消吧"):
 # each family is the noun a take-back uses and the words a request for that service uses.
@@ -153,7 +156,8 @@ _DISUSE_ZH = r"(?:别|不要|不用|甭)(?:再)?(?:这么|那么)?(?:用|叫)了
 _ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)"
                  rf"|(?P<disuse>{_DISUSE_ZH})")
 _SPEECH_ZH = re.compile(r"我(?:刚才|刚刚|之前|前面|上次)?(?:说|讲|提|告诉你)的|上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)|刚刚(?:那句|说的)"
-                        r"|那句|这句|那条消息|这条消息|那段话|这段话|你记(?:下)?的|你存的")
+                        r"|那句|这句|那条消息|这条消息|那段话|这段话|你记(?:下)?的|你存的"
+                        r"|(?:关于|有关)[^，,。！？!?]{1,20}?的?(?:那段|这段|那部分|这部分|那些话|这些话|那几句|内容)")
 # "包的事儿", "借钱那件事": a matter talked about (with 删掉, 抹掉 ... it is the conversation that is meant).
 _MATTER_ZH = re.compile(r"(?:那|这|的)(?:件|个)?事(?:儿|情)?")
 _POINTER_ZH = re.compile(r"上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)?|刚刚(?:那句|说的)?|前面(?:那句|那条|说的)|这句|那句|这条|那条|这段|那段")
@@ -198,13 +202,15 @@ def _own_words(clause: Clause) -> bool:
     own, and "you can delete …" speaks to the assistant."""
     if clause.act in ("question", "conditional"):
         return False
-    if clause.whose == "other" and not _TO_ASSISTANT.match(clause.core):
-        return False
+    if clause.whose == "other" and not (_TO_ASSISTANT.match(clause.core) or _SUGGESTED_ZH.search(clause.core)):
+        return False  # "猫那个提醒取消吧" is said to the assistant: the 吧 asks it
     return clause.act != "report" or bool(_EN.match(clause.core)) or _OWN_REPORT.search(clause.core) is not None
 
 
 _TO_ASSISTANT = re.compile(r"(?:you|your|你|您)", re.I)
-_OWN_REPORT = re.compile(r"我(?:刚才|刚刚|之前|前面)?(?:说|讲|提)的|i\s{1,8}(?:just\s{1,8})?(?:said|told|mentioned)", re.I)
+_SUGGESTED_ZH = re.compile(r"(?:吧|呗)[。！!~～\s]{0,4}$")
+_OWN_REPORT = re.compile(r"我(?:刚才|刚刚|之前|前面)?(?:说|讲|提)的|当我没(?:说|讲|提)|i\s{1,8}(?:just\s{1,8})?(?:said|told|mentioned)"
+                         r"|i\s{1,8}never\s{1,8}(?:said|told|mentioned)", re.I)
 
 
 def _keeps_nothing(core: str) -> bool:
@@ -228,6 +234,9 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
     obj = clause.core[match.end():]
     if not obj and rest and rest[0].sentence == clause.sentence:  # "forget it, the thing about the loan"
         obj = rest[0].core
+    if match.group("unsaid"):  # "pretend I never said that": the previous turn; "... that about the loan": those words
+        about = _clean(_FRAME_EN.sub(" ", obj))
+        return Revocation(about, False, False, said=True) if terms_of(about) else Revocation("", True, False)
     withdrawn = match.group("stop") or match.group("again")
     if withdrawn or match.group("no_more"):
         thing = _FRAME_EN.sub(" ", clause.core[match.start("no_more"):] if match.group("no_more") else obj)

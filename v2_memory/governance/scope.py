@@ -45,6 +45,11 @@ _SESSION_EN = re.compile(
     r"|\b(?:this|the)\s{1,3}(?:chat|session|conversation)\s{1,3}only\b|\b(?:today|tonight)\s{1,3}only\b|\bjust\s{1,3}(?:for\s{1,3})?(?:today|tonight)\b"
     r"|\bonly\s{1,3}(?:for\s{1,3})?(?:today|tonight|this\s{1,3}(?:chat|session|conversation))\b|\buntil\s{1,3}(?:we'?re\s{1,3}done|the\s{1,3}end\s{1,3}of\s{1,3}(?:this|the)\s{1,3}(?:chat|session|conversation))\b",
     re.I)
+# A request about the replies that names today ("keep answers super short today", "talk like a
+# pirate tonight, it's my kid's party"): it opens its sentence, so "I need to write a report
+# today" (a plan, not a request) is no scope.
+_TODAY_EN = re.compile(r"(?:^|[.!?;]\s{0,3})(?:(?:ok(?:ay)?|so|and|also|pls|please|hey)[\s,]{1,3}){0,3}(?:keep|answer|reply|respond|talk|speak|"
+                       r"write|use|be|make(?!\s{1,3}sure)|give)\b[^.!?;\n]{0,60}?\b(?:today|tonight|for\s{1,3}now)\b", re.I)
 # A passing state, then a request that depends on it: "I'm on my phone right now so keep replies short".
 _PASSING_EN = re.compile(r"\b(?:right\s{1,3}now|at\s{1,3}the\s{1,3}moment|currently)\b.{0,60}?\b(?:so|please|keep|reply|answer|use|talk|write|give)\b", re.I)
 _SESSION_ZH = re.compile(r"(?:这轮|这一轮|本轮)(?:对话|聊天|会话)|这次(?:对话|聊天|会话)|本次(?:对话|聊天|会话)|这个(?:对话|会话)里?|今天(?:的)?(?:聊天|对话)|今天先|只(?:限|在)?今天|就今天")
@@ -62,7 +67,7 @@ def spoken_scope(text: str, *, states_facts: bool = False) -> str | None:
     head = text[:LIMIT]
     if _TASK_EN.search(head) or _TASK_ZH.search(head):
         return "task"
-    if _SESSION_EN.search(head) or _SESSION_ZH.search(head):
+    if _SESSION_EN.search(head) or _SESSION_ZH.search(head) or _TODAY_EN.search(head):
         return "session"
     if not states_facts and (_PASSING_EN.search(head) or _PASSING_ZH.search(head)):
         return "session"

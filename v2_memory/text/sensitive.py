@@ -137,7 +137,8 @@ _KEY_CUE = (r"api[_ -]?key|access[_ -]?token|auth[_ -]?token|refresh[_ -]?token|
 _SECRET_CUE = (
     r"password|passwd|passphrase|passcode|pass code|pin(?: code| number)?|cvv2?|cvc|security code|verification code"
     r"|one[- ]time (?:code|password)|otp|2fa code|(?:api|access|auth|refresh|secret) (?:key|token)|token|secret"
-    r"|(?:door|gate|lock|alarm|safe|garage|locker|building|entry|access|wi-?fi|router) (?:code|pin|password|combination)"
+    r"|(?:door|gate|lock|alarm|safe|garage|locker|building|entry|access|keypad|wi-?fi|router) (?:code|pin|password|combination)"
+    r"(?: (?:for|to|of|at|in) (?:the |my |our )?[a-z'-]{1,20})?"  # "the alarm code for the studio is 4471#"
     r"|(?:code|combination|password|pin) (?:for|to|of) (?:the |my |our )?(?:front |back |main |garage |building )?"
     r"(?:door|gate|lock|alarm|safe|garage|locker|building|wi-?fi|house|apartment|flat|room|phone|laptop|account)"
 )
@@ -160,6 +161,12 @@ _CUED = [
                         r"[^\S\n]{0,3}(?:[,;/|]|(?i:\band\b))[^\S\n]{0,3}(?i:\b(?:pass|pw|pwd)\b)[^\S\n]{0,3}[:=]?[^\S\n]{0,3}"
                         r"['\"]?(?P<v>[!-~]{1,200})")),
 ]
+# A password by its shape alone: letters, digits and a symbol inside the word ("Kestrel#77",
+# "Bluebird!2024", "tr0ub&dor"), 6 to 40 characters, no "@" (an e-mail) or "/" (a path). Each
+# lookahead reads at most the 40 characters a match may span: linear in the text.
+_PW_CHAR = r"[A-Za-z0-9!#$%^&*_-]"
+_PASSWORD_SHAPE = re.compile(rf"(?<![\w!#$%^&*@/.:-])(?=[A-Za-z0-9_-]{{0,39}}[A-Za-z])(?=[A-Za-z0-9!#$%^&*_-]{{0,39}}\d)"
+                             rf"(?=[A-Za-z0-9_-]{{1,38}}[!#$%^&*]{{1,8}}[A-Za-z0-9_-]){_PW_CHAR}{{6,40}}(?![\w@/]|[!#$%^&*.:-]\w)")
 _TRAILING = ".,;:!?)]}>'\""
 _NUMERIC_CUE = re.compile(r"(?i)pin|cvv|cvc|code|otp|combination")
 
@@ -201,6 +208,7 @@ def _gates(view: str) -> dict[str, bool]:
         "zh": any(char in view for char in _ZH_CUE_CHARS),
         "email": "@" in view, "iban": digit, "cn_id": digit, "mobile": digit, "bank_card": digit, "phone": digit,
         "numbers": digit and _JOINED_DIGITS.search(view) is not None, "id_number": digit, "labels": label,
+        "password_shape": digit and any(char in view for char in "!#$%^&*"),
     }
 
 
@@ -319,6 +327,9 @@ def _findings(text: str, gated: bool = True) -> tuple[SensitiveFinding, ...]:
     # last: a value known only by its label ("passport number E12345678") where no shape claimed it
     for kind, start, end in labelled_values(view, gates):
         claim(kind, start, end)
+    if gates["password_shape"]:  # "it's now Kestrel#77": a password by its shape, whatever names it
+        for match in _PASSWORD_SHAPE.finditer(view):
+            claim("secret", *match.span())
     return tuple(sorted(findings, key=lambda finding: finding.start))
 
 

@@ -32,7 +32,7 @@ __all__ = ["labelled_values", "LABEL_WORDS", "LABEL_CHARS"]
 
 _EN_LABELS = {
     "id_number": (r"ssn|social security(?: number| no\.?| #)?|social insurance(?: number| no\.?)?|national insurance"
-                  r"(?: number| no\.?)?|passport(?: number| no\.?| #)?|driver'?s licen[cs]e(?: number| no\.?| #)?"
+                  r"(?: number| no\.?)?|passport(?: number| no\.?| #)?|driver'?s licen[cs]e(?: number| no\.?| #)?|dl (?:number|no\.?|#)"
                   r"|licen[cs]e (?:number|no\.?)|national id(?: number| no\.?)?|id (?:number|no\.?|card number)"
                   r"|identity (?:card )?number|tax (?:id|number|file number)|nhs number|medicare(?: number| no\.?)?"),
     "account_number": (r"account(?: number| no\.?| #|#)|acct(?: number| no\.?)?|a/c(?: no\.?)?|iban|routing(?: number| no\.?)?"
@@ -47,7 +47,7 @@ _ZH_LABELS = {
     "phone": r"手机(?:号码|号)?|电话(?:号码)?|座机|联系电话|联系方式|固话|传真",
 }
 # Gates: a label cannot match without one of these (lower-case words; Chinese characters).
-LABEL_WORDS = ("ssn", "social", "insurance", "passport", "licen", "national", "identity", "tax ", "nhs", "medicare",
+LABEL_WORDS = ("ssn", "social", "insurance", "passport", "licen", "dl ", "national", "identity", "tax ", "nhs", "medicare",
                "id ", "account", "acct", "a/c", "iban", "routing", "sort code", "card ", "customer", "member", "policy",
                "phone", "tel", "cell", "mobile", "landline", "fax", "whatsapp")
 LABEL_CHARS = ("证", "护", "社", "税", "号", "账", "帐", "户", "卡", "手", "电", "座", "联", "固", "传")
