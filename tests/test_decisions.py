@@ -52,3 +52,18 @@ def test_what_is_no_decision_and_no_weighing():
         assert not decided(text), text
     for text in ["I might be late tonight", "maybe it rains", "我考虑到你的时间了吗"]:
         assert not considering(text) or text.endswith("吗"), text
+
+
+def test_a_decision_in_a_later_chat_settles_the_weighing_it_shares_a_word_with():
+    memory = _memory()
+    memory.add(Message("user", "is it crazy to sell the camper van? we barely use it", "u", session_id="a"))
+    memory.end_session("u", "a")
+    result = memory.add(Message("user", "ok decision made: we're keeping the camper van, summer trip is on", "u", session_id="b"))
+    assert result.supersedes and "decision" in result.reasons
+    assert "crazy to sell" not in memory.build_context("what are we doing with the camper van?", "u", session_id="b", top_k=5)
+
+
+def test_deciding_against_in_chinese():
+    memory = _memory()
+    memory.add(Message("user", "要不要把这台旧电脑卖了换个新的", "u"))
+    assert memory.add(Message("user", "先不换了，这台还能用两年", "u")).supersedes

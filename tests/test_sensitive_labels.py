@@ -221,3 +221,17 @@ def test_a_label_that_names_another_thing_is_no_label(text):
     from v2_memory.text.sensitive import find_sensitive
 
     assert find_sensitive(text) == []
+
+
+@pytest.mark.parametrize("text, raw", [("the wifi is now Kestrel#77", "Kestrel#77"), ("new one: Bluebird!2024, ok?", "Bluebird!2024"),
+                                       ("改成 tr0ub&dor 了", "tr0ub&dor")])
+def test_a_password_is_known_by_its_shape(text, raw):
+    """Letters, digits and a symbol inside one word: a password whatever names it."""
+    assert raw not in redact(text, find_sensitive(text))
+
+
+@pytest.mark.parametrize("text", ["postgresql://ann@/memory?options=-csearch_path%3Dv2test_ab12cd",
+                                  "see https://example.org/a%20b?q=caf%C3%A9s2", "room B12, 3rd floor", "v2.3.1-rc4"])
+def test_a_url_escape_or_a_version_is_no_password(text):
+    """"%3D" is how a URL writes "=": no symbol of a password (the masked store URL stays readable)."""
+    assert [f for f in find_sensitive(text) if f.kind == "secret"] == []

@@ -117,7 +117,9 @@ class Governor:
         # The user's turns in the window that ask something (their texts were read when written:
         # cached), which an answer in this message may take out.
         asking = [rid for rid, said in reversed(here) if rid is not None and said.role == "user" and question_clauses(said.content)]
-        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking)
+        # A decision answers the user's last turn of this task, even one of an earlier session.
+        across = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user" and said.task_id == message.task_id]
+        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking, across)
         reasons += self._answer(read, plan, record_id, before)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
@@ -150,7 +152,7 @@ class Governor:
 
     def _resolve(self, message: Message, plan: WritePlan, record_id: int | None, recent: Sequence[int] = (),
                  before: tuple[int | None, Message] | None = None,
-                 asking: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
+                 asking: Sequence[int] = (), across: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
         """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
         revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
         if not self.policy.enabled or plan.source != "user_input" or plan.quoted:
@@ -182,7 +184,7 @@ class Governor:
         if not supersedes:  # nothing said it changed: the same thing said again with a new when
             supersedes += resolver.restatements(message, record_id, recent)
         if not supersedes:  # what the user decided settles what they were only considering
-            settled = resolver.decisions(message, record_id, recent)
+            settled = resolver.decisions(message, record_id, across)
             supersedes, reasons = supersedes + settled, reasons + (("decision",) if settled else ())
         answered = resolver.answered(message, record_id, asking)  # a question asked earlier is no longer memory
         if answered:

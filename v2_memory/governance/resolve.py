@@ -27,7 +27,7 @@ from ..messages import Declaration, Fact, Message
 from ..storage import VectorStore
 from ..storage.ledger import Ledger, scope_key
 from ..storage.vector_store import hooks_of
-from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts
+from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts, terms_of
 from .corrections import Correction
 from .restatement import POINTER_REACH, restated_clauses, restatement_target
 from .revocation import MAX_TARGETS, Revocation, revocation_targets, sentences_holding
@@ -237,14 +237,21 @@ class Resolver:
 
     def decisions(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
         """Supersede what the user's previous turn only considered, when this message says what
-        they decided (``decisions.py``); ``recent``: the user's turns in the window, newest first.
-        Only the weighing clauses go; the rest of that turn stays."""
-        if record_id is None or not decided(message.content):
+        they decided (``decisions.py``); ``recent``: the user's turns of this task in the window,
+        newest first, of any session ("would it be crazy to move to Portland?", then weeks later in
+        another chat "ok decision made, we're moving to Tucson": in another session, only weighing
+        that shares a content word with the decision — "decided on the red kettle" settles no
+        standing desk). Only the weighing clauses go; the rest of that turn stays."""
+        choices = decided(message.content) if record_id is not None else []
+        if not choices:
             return ()
         previous = next((r for r in (self.store.get(rid) for rid in recent if rid != record_id) if r is not None), None)
-        if previous is None or previous.get("session_id") != message.session_id or previous.get("task_id") != message.task_id:
+        if previous is None or previous.get("task_id") != message.task_id:
             return ()
         weighed = considering(previous["content"]) if self._live([previous], message, record_id) else []
+        if weighed and previous.get("session_id") != message.session_id:
+            chosen = terms_of(message.content[:2000])  # "decision made: we're keeping the van": the message says what
+            weighed = [(a, b) for a, b in weighed if chosen & terms_of(previous["content"][a:b])]
         if not weighed:
             return ()
         self.supersede_spans(message, previous["record_id"], weighed, record_id)

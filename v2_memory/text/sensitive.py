@@ -162,11 +162,12 @@ _CUED = [
                         r"['\"]?(?P<v>[!-~]{1,200})")),
 ]
 # A password by its shape alone: letters, digits and a symbol inside the word ("Kestrel#77",
-# "Bluebird!2024", "tr0ub&dor"), 6 to 40 characters, no "@" (an e-mail) or "/" (a path). Each
+# "Bluebird!2024", "tr0ub&dor"), 6 to 40 characters, no "@" (an e-mail) or "/" (a path); a "%"
+# before two hex digits is a URL's escape ("search_path%3Dx"), not a symbol. Each
 # lookahead reads at most the 40 characters a match may span: linear in the text.
 _PW_CHAR = r"[A-Za-z0-9!#$%^&*_-]"
 _PASSWORD_SHAPE = re.compile(rf"(?<![\w!#$%^&*@/.:-])(?=[A-Za-z0-9_-]{{0,39}}[A-Za-z])(?=[A-Za-z0-9!#$%^&*_-]{{0,39}}\d)"
-                             rf"(?=[A-Za-z0-9_-]{{1,38}}[!#$%^&*]{{1,8}}[A-Za-z0-9_-]){_PW_CHAR}{{6,40}}(?![\w@/]|[!#$%^&*.:-]\w)")
+                             rf"(?=[A-Za-z0-9_-]{{1,38}}(?:[!#$^&*]|%(?![0-9A-Fa-f]{{2}})){{1,8}}[A-Za-z0-9_-]){_PW_CHAR}{{6,40}}(?![\w@/]|[!#$%^&*.:-]\w)")
 _TRAILING = ".,;:!?)]}>'\""
 _NUMERIC_CUE = re.compile(r"(?i)pin|cvv|cvc|code|otp|combination")
 
