@@ -9,17 +9,25 @@ turns are history, which a read's summary covers instead (``conversation_start``
 recaps the conversation in progress whole; of the conversations before the last pause it keeps
 what shares content words with the read's query, then the newest ``EARLIER_SNIPPETS`` others,
 statements before mere requests (reason ``earlier_conversation`` for the rest).
+
+What the user tells of someone else and then sets their own against ("my coworker is allergic to
+cats" — "I'm allergic to penicillin myself"; "我妈让我考公" — "我自己打算做运营") is the other
+person's story: the summary shows the user's own and leaves the other out (reason
+``someone_else``), unless the query names what only the other message says ("what is Dave
+allergic to?").
 """
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, Callable, Iterable
 
 from ..messages import MemoryState, Message
 from ..storage.ledger import Ledger
 from ..storage.vector_store import hooks_of
+from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..text.memo import UserMemo
-from ..text.segmenter import READ_LIMIT
+from ..text.segmenter import READ_LIMIT, read_message
 from ..tracks.summarizer import asks_only
 from .admission import ReadContext, shares_content
 from .identifiers import look_alike
@@ -73,6 +81,7 @@ class TrackView:
                                          + [m.timestamp for m in window])
         if began is not None:
             entries = _earlier_kept(entries, records, began, read, self.ledger.replaced_by, self.store)
+        entries = _own_over_others(entries, records, read)
         if not identifiers:
             return entries
         named = self.ledger.identifiers_of(ids)
@@ -186,6 +195,58 @@ def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]
     dropped = set(ranked[EARLIER_SNIPPETS:])
     return [SummaryEntry(e.record_id, False, e.reasons + ("earlier_conversation",), e.notes) if i in dropped else e
             for i, e in enumerate(entries)]
+
+
+# The user setting their own against what they just told of someone else: "myself", "personally",
+# "as for me", "actually", "我自己", "我本人", "至于我", "我倒是", "其实我".
+_CONTRAST = re.compile(r"\b(?:myself|personally|actually|as\s+for\s+me)\b|我自己|我本人|至于我|我倒是|其实我|我其实", re.I)
+
+
+def _own_over_others(entries: list[SummaryEntry], records: dict[int, dict[str, Any]],
+                     read: ReadContext) -> list[SummaryEntry]:
+    """Leave out (``someone_else``) a user's message that only tells of someone else when the
+    user's next message in the same conversation sets their own against it — unless the query
+    shares a content word with the other message that the user's own does not say."""
+    users = [i for i, e in enumerate(entries) if e.shown and records.get(e.record_id, {}).get("role") == "user"]
+    dropped = set()
+    for here, after in zip(users, users[1:]):
+        first, second = records[entries[here].record_id], records[entries[after].record_id]
+        if _gap(first, second) >= CONVERSATION_GAP:
+            continue
+        if not read.reading("sets_own_against", second["content"][:READ_LIMIT], _sets_own_against):
+            continue
+        theirs = read.reading("clauses", first["content"][:READ_LIMIT], _clauses)
+        if not theirs or not all(c.whose == "other" or c.act == "report" for c in theirs):
+            continue
+        only_theirs = (read.reading("terms", first["content"], _terms) - read.reading("terms", second["content"], _terms))
+        if (read.query_terms - FUNCTION_BIGRAMS) & only_theirs:
+            continue
+        dropped.add(here)
+    return [SummaryEntry(e.record_id, False, e.reasons + ("someone_else",), e.notes) if i in dropped else e
+            for i, e in enumerate(entries)]
+
+
+def _sets_own_against(text: str) -> bool:
+    """Whether ``text`` sets the user's own against another's: a contrast word ("actually" only
+    where a clause speaks of the user)."""
+    contrast = _CONTRAST.search(text)
+    return contrast is not None and (contrast.group().casefold() != "actually"
+                                     or any(c.whose == "user" for c in read_message(text)))
+
+
+def _clauses(text: str) -> tuple[Any, ...]:
+    return tuple(read_message(text))
+
+
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(analyze(text))
+
+
+def _gap(first: dict[str, Any], second: dict[str, Any]) -> Any:
+    try:
+        return datetime.fromisoformat(second["created_at"]) - datetime.fromisoformat(first["created_at"])
+    except (KeyError, TypeError, ValueError):
+        return CONVERSATION_GAP  # no times to go by: not known to be one conversation
 
 
 def _written_before(record: dict[str, Any] | None, moment: datetime) -> bool:
