@@ -94,3 +94,23 @@ def test_another_question_beside_the_answered_one_stays(memory):
     assert asked in result.supersedes
     assert "cook for the kids" in memory.build_context("what should I cook for the kids?")
     assert not any(r["content"].startswith("?") for r in memory.store.all_records())  # no stray "?" left
+
+
+@pytest.mark.parametrize("question, answer, asked_again", [
+    ("does my passport expire in March? pretty sure it does", "looked it up, it expires October 12", "when does my passport expire?"),
+    ("体检是不是下周二？我记不清了", "问过了，体检在周四上午", "体检哪天"),
+])
+def test_the_next_turn_answers_a_guess_with_one_shared_word(memory, question, answer, asked_again):
+    asked = memory.add(Message("user", question)).record_id
+    memory.add(Message("assistant", "I can't see that from here; worth checking."))
+    result = memory.add(Message("user", answer))  # the user's very next turn: "it" is the question's thing
+    assert asked in result.supersedes and "answered_question" in result.reasons
+    context = memory.build_context(asked_again)
+    assert ("March" not in context and "October 12" in context) or ("下周二" not in context and "周四上午" in context)
+
+
+def test_one_shared_word_answers_only_the_turn_right_before(memory):
+    asked = memory.add(Message("user", "does my passport expire in March?")).record_id
+    memory.add(Message("user", "also the kitchen tap drips"))
+    result = memory.add(Message("user", "looked it up, it expires October 12"))  # a turn between: two words needed
+    assert asked not in result.supersedes

@@ -157,3 +157,15 @@ def test_what_happened_before_is_no_yes(reply, offer):
 ])
 def test_taking_up_what_the_assistant_proposed_after_a_statement(text, answer):
     assert reply_to(text, asked=False) == answer
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("nice, I'll try that this weekend", "accept"),   # committing to do what was proposed
+    ("great, gonna follow this", "accept"),
+    ("行，那就做这个", "accept"),
+    ("let's do that some other time", None),            # put off: taken up later, if at all
+    ("I'll do it later, maybe", None),
+    ("I won't do that", None),
+])
+def test_committing_to_what_the_assistant_proposed_takes_it_up(text, answer):
+    assert reply_to(text, asked=False) == answer

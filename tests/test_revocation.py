@@ -268,6 +268,15 @@ def test_a_pointer_after_the_assistants_turn_or_in_another_session_takes_nothing
     assert "shellfish" in _texts(memory, "u") and "penicillin" in _texts(memory, "u")
 
 
+@pytest.mark.parametrize("take_back", ["actually, delete my last message", "把我刚才那句删了吧，不想留着"])
+def test_a_pointer_at_the_users_own_words_reaches_past_the_assistants_question(take_back):
+    memory = _memory()
+    said = memory.add(Message("user", "I owe my cousin 3,000 for the car repair", "u")).record_id
+    memory.add(Message("assistant", "Got it. Want me to set a repayment reminder?", "u"))
+    result = memory.add(Message("user", take_back, "u"))
+    assert said in result.revoked and "3,000" not in _texts(memory, "u")
+
+
 def test_a_plain_take_back_only_supersedes_what_was_just_said():
     memory = _memory()
     memory.add(Message("user", "I hate noisy hotel rooms.", "u", session_id="s"))

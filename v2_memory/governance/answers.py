@@ -25,7 +25,9 @@ What counts, strictly in the user's own words:
                     answered by "Aunt Rosa moved to Albuquerque", "is the dentist on Monday?" by
                     "the dentist is Wednesday"; "what do I get a coworker who's leaving" is not
                     answered by "a coworker brought durian in today", which shares one of its
-                    three words
+                    three words. In the user's very next turn one shared word is enough when the
+                    question guesses a value: "does my lease end in June?" — "checked, it ends
+                    August 31" (the answer's "it" is the question's thing)
 
     >>> [c.core for c in question_clauses("does my lease end in July? I can't remember")]
     ['does my lease end in July']
@@ -42,7 +44,7 @@ from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..text.segmenter import Clause, read_message
 from .corrections import value_kinds
 
-__all__ = ["question_clauses", "answer_terms", "asked_about", "shared_terms", "MIN_SHARED"]
+__all__ = ["question_clauses", "answer_terms", "asked_about", "guesses", "shared_terms", "MIN_SHARED"]
 
 MIN_SHARED = 2  # content words a question and its answer share at least
 
@@ -87,22 +89,33 @@ def answer_terms(text: str) -> frozenset[str]:
 _NAME = re.compile(r"(?<=[\w,]\s)[A-Z][\w-]{1,40}")
 
 
-def asked_about(questions: list[Clause], answer: frozenset[str]) -> list[Clause]:
+def asked_about(questions: list[Clause], answer: frozenset[str], *, next_turn: bool = False) -> list[Clause]:
     """The question clauses an answer takes out: those about its thing, and with them those of
     the same message that name no thing of their own or point back at it ("…, is it the 9th?",
     "… was it like $90?" ask about the thing before them); another question beside them ("… and
-    what should I cook for the kids?") stays."""
-    if not any(shared_terms(q, answer) for q in questions):
+    what should I cook for the kids?") stays. ``next_turn``: the answer is the user's very next
+    turn after the questions, where one shared word of a question that guesses a value is
+    enough ("does my lease end in June?" — "checked, it ends August 31")."""
+    def about(q: Clause) -> frozenset[str]:
+        return shared_terms(q, answer, least=1 if next_turn and guesses(q) else MIN_SHARED)
+
+    if not any(about(q) for q in questions):
         return []
-    return [q for q in questions if shared_terms(q, answer) or not _thing(q.core) or _POINTS_BACK.search(q.core)]
+    return [q for q in questions if about(q) or not _thing(q.core) or _POINTS_BACK.search(q.core)]
+
+
+def guesses(question: Clause) -> bool:
+    """Whether a question guesses a value for its thing: a when or a number ("…in June?",
+    "是不是6月到期"), which its answer replaces."""
+    return bool(value_kinds(question.core)) or bool(_content(question.core) - _thing(question.core))
 
 
 _POINTS_BACK = re.compile(r"\b(?:it|that|this|they|them|he|she)\b|它|这个|那个|他|她", re.I)
 
 
-def shared_terms(question: Clause, answer: frozenset[str]) -> frozenset[str]:
+def shared_terms(question: Clause, answer: frozenset[str], least: int = MIN_SHARED) -> frozenset[str]:
     """The words of a question clause's thing an answer shares, when they say both are about one
-    thing (``MIN_SHARED`` of them, or all); else none."""
+    thing (``least`` of them, or all); else none."""
     thing = _thing(question.core)
     shared = thing & answer
-    return shared if shared and (len(shared) >= MIN_SHARED or shared == thing) else frozenset()
+    return shared if shared and (len(shared) >= least or shared == thing) else frozenset()

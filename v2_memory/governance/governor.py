@@ -119,7 +119,8 @@ class Governor:
         asking = [rid for rid, said in reversed(here) if rid is not None and said.role == "user" and question_clauses(said.content)]
         # A decision answers the user's last turn of this task, even one of an earlier session.
         across = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user" and said.task_id == message.task_id]
-        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking, across)
+        previous = next((rid for rid, said in reversed(here) if said.role == "user"), None)  # the user's last turn
+        supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking, across, previous)
         reasons += self._answer(read, plan, record_id, before)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
@@ -152,7 +153,8 @@ class Governor:
 
     def _resolve(self, message: Message, plan: WritePlan, record_id: int | None, recent: Sequence[int] = (),
                  before: tuple[int | None, Message] | None = None,
-                 asking: Sequence[int] = (), across: Sequence[int] = ()) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
+                 asking: Sequence[int] = (), across: Sequence[int] = (),
+                 previous: int | None = None) -> tuple[tuple[int, ...], tuple[str, ...], list[Fact], tuple[int, ...]]:
         """Conflicts of this write (``resolve.py``): a reply confirming facts, a correction, a
         revocation, updates. Returns (superseded ids, reasons, facts, revoked ids)."""
         if not self.policy.enabled or plan.source != "user_input" or plan.quoted:
@@ -164,7 +166,7 @@ class Governor:
         supersedes: tuple[int, ...] = ()
         revoked: tuple[int, ...] = ()
         if plan.revocations:
-            previous = _pointed(before, recent)
+            previous = _pointed(before, recent, own=any(r.own for r in plan.revocations))
             taken, found, forget = resolver.revoke(message, plan.revocations, record_id, recent, previous)
             supersedes, revoked, reasons = taken, taken if forget else (), reasons + found
         # Both a correction and a take-back may speak ("it's on Tuesday, not Monday. And forget my
@@ -186,7 +188,7 @@ class Governor:
         if not supersedes:  # what the user decided settles what they were only considering
             settled = resolver.decisions(message, record_id, across)
             supersedes, reasons = supersedes + settled, reasons + (("decision",) if settled else ())
-        answered = resolver.answered(message, record_id, asking)  # a question asked earlier is no longer memory
+        answered = resolver.answered(message, record_id, asking, previous)  # a question asked earlier is no longer memory
         if answered:
             supersedes, reasons = supersedes + tuple(r for r in answered if r not in supersedes), reasons + ("answered_question",)
         if plan.correction and record_id is not None:
@@ -449,12 +451,13 @@ def _iso(message: Message) -> str:
     return message.timestamp.isoformat()
 
 
-def _pointed(before: tuple[int | None, Message] | None, mine: Sequence[int]) -> int | None:
+def _pointed(before: tuple[int | None, Message] | None, mine: Sequence[int], own: bool = False) -> int | None:
     """The user's turn a pointer ("that last bit", "上一句") means: the turn just before, if it
     is the user's; past an assistant turn that only answered, the user's turn before it; after an
-    assistant question or offer, nothing ("no, scrap that" answers the offer: ``reply.py``)."""
+    assistant question or offer, nothing ("no, scrap that" answers the offer: ``reply.py``) —
+    unless the pointer names the user's own words (``own``: "把我上一句抹掉", "delete my last message")."""
     if before is None:
         return None
     if before[1].role == "user":
         return before[0]
-    return mine[0] if before[1].role == "assistant" and not asks(before[1].content) and mine else None
+    return mine[0] if before[1].role == "assistant" and (own or not asks(before[1].content)) and mine else None

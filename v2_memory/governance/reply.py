@@ -7,7 +7,8 @@ it, governance reads that answer's first clause:
     accept   a yes to a question or an offer ("Want it?" "yes please, book that"; "要不要我提醒你？"
              "好啊，就这么办"; "要约吗？" "约吧": the verb echoed), a yes that says it is true
              ("correct", "exactly", "没错", "对"), or taking up what was offered, in any tense
-             ("the Wednesday one works, book it", "perfect, that's the one, just booked it", "就订这个")
+             ("the Wednesday one works, book it", "perfect, that's the one, just booked it", "就订这个";
+             committing to it: "perfect, I'll do that", "就做这个"; not "let's do it later")
              → the assistant message is verified: full weight, and the summary may keep it
              (a bare "ok" / "好的" after a statement acknowledges it; it does not vouch for it)
     deny     a no ("no, the earlier one", "nope, O negative", "不是，是周五上午十点半", "不对，是猕猴桃")
@@ -49,7 +50,10 @@ _TAKE_UP = re.compile(r"\b(?:book(?:ed)?|take|go(?:ing)?\s{1,3}with|went\s{1,3}w
                       r"|\b(?:that|this|the\s{1,3}[\w-]{1,20})\s{1,3}one\s{1,3}(?:works|is\s{1,3}(?:fine|good|perfect))\b|\b(?:that|this)\s{1,3}works\b"
                       r"|\b(?:that'?s|this\s{1,3}is|it'?s)\s{1,3}the\s{1,3}one\b(?!\s{1,3}(?:that|which|who|where|i|we|you)\b)"
                       r"|\block\s{1,3}(?:it|that|this|them)\s{1,3}in\b|\b(?:love|like)\s{1,3}(?:it|that|this)\s{0,3}(?:[,.!]|$)"
-                      r"|就(?:订|要|选|用|买|约|按)|就(?:它|这个|那个|这款|那款|这家|那家)(?:了|吧|啦)?(?:$|[，,。!！])|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
+                      # committing to do what was proposed: "i'll do that", "gonna try this", "let's do that"
+                      r"|\b(?:i'?ll|i\s{1,3}will|gonna|going\s{1,3}to|let'?s)\s{1,3}(?:do|try|follow|make|cook)\s{1,3}(?:it|that|this|them)\b"
+                      r"(?!\s{1,3}(?:later|another|some\s{1,3}other|sometime|next|tomorrow|eventually|some\s{1,3}day|one\s{1,3}day))"
+                      r"|就(?:订|要|选|用|买|约|按|做|试)|就(?:它|这个|那个|这款|那款|这家|那家)(?:了|吧|啦)?(?:$|[，,。!！])|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
 _NO = re.compile(r"^(?:no|nope|nah|not\s{1,3}(?:quite|really|exactly|right)|wrong|incorrect|that'?s\s{1,3}(?:wrong|not\s{1,3}(?:right|it))|"
                  r"不是|不对|错了|没有|不不|不用了|不要)\b", re.I)
 _NOT_NO = re.compile(r"^(?:no\s{1,3}(?:worries|problem|prob|biggie|rush|doubt)|不错|不客气|没问题|没事)", re.I)  # yes, in a no's words

@@ -180,13 +180,15 @@ class Resolver:
         return [r for r in mine if r["record_id"] not in states or states[r["record_id"]].superseded_by is None]
 
     # -- answered questions ------------------------------------------------------------------------
-    def answered(self, message: Message, record_id: int | None, recent: Sequence[int] = ()) -> tuple[int, ...]:
+    def answered(self, message: Message, record_id: int | None, recent: Sequence[int] = (),
+                 previous: int | None = None) -> tuple[int, ...]:
         """Supersede the user's earlier questions this statement answers (``answers.py``): the
         question clauses about its thing, and those that point back at it ("what's Jamie's
         birthday, is it the 9th?": the second asks about the first's thing). Where it looks:
         ``recent``, the user's turns still in the recent window of this session and task that ask
         something, newest first — the conversation the answer belongs to (a write costs the same
-        however long the history is, and nothing when no question waits)."""
+        however long the history is, and nothing when no question waits); ``previous``: the user's
+        turn right before this one, whose questions one shared word may answer (``asked_about``)."""
         if record_id is None or not recent:
             return ()
         found = hooks_of(self.store).get_many(recent, (message.tenant_id, message.user_id))
@@ -196,7 +198,7 @@ class Resolver:
             return ()
         answered = []
         for record in self._live(earlier, message, record_id):
-            asked = asked_about(question_clauses(record["content"]), answer)
+            asked = asked_about(question_clauses(record["content"]), answer, next_turn=record["record_id"] == previous)
             if asked:
                 self.supersede_spans(message, record["record_id"], [(c.start, c.end) for c in asked], record_id)
                 answered.append(record["record_id"])

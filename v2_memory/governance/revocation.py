@@ -38,7 +38,7 @@ conditional revokes nothing ("should I forget about the loan?"), nor does someon
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..text.segmenter import Clause, read_message
@@ -60,6 +60,7 @@ class Revocation:
     kept: bool = False  # about what is kept of the user ("forget my address", "学校名字别存了"): reaches the session
     service: str = ""  # a withdrawn request named by its service ("the nudges", "吃药提醒"): the service's family
     attribute: str = ""  # an attribute of the user named ("where I live", "我的住址"): the fact key it takes back
+    own: bool = False  # the pointer names the user's own words ("my last message", "我上一句"): past the assistant's question too
 
 
 # -- English -------------------------------------------------------------------------------------
@@ -186,10 +187,16 @@ def detect_revocations(text: str) -> tuple[Revocation, ...]:
         if ahead and ahead.end() < len(text) and _keeps_nothing(clause.core):
             return (*found, Revocation("", False, False, ahead.end()))  # "don't store this: my PIN is 4471"
         reading = _english(clause, clauses[index + 1:]) if clause.core.isascii() else _chinese(clause)
+        if reading is not None and reading.pointer and _OWN_POINTER.search(clause.core):
+            reading = replace(reading, own=True)
         if reading is not None and reading not in found:
             found.append(reading)
     return tuple(found)
 
+
+# A pointer at the user's own words: "my last message", "what I just said", "我上一句", "我刚才说的".
+_OWN_POINTER = re.compile(r"\b(?:my\s{1,8}(?:last|previous)|what\s{1,8}i\s{1,8}just|i\s{1,8}just\s{1,8}(?:said|wrote|typed|sent))\b"
+                          r"|我的?(?:上一句|上句|上一条|上条|刚才|刚刚|前面)", re.I)
 
 # "don't store this:", "以下不要记：" — the words point ahead, at what follows a colon or a dash.
 _AHEAD = re.compile(r"\s{0,8}[:：]\s{0,8}|\s{1,8}[—–-]{1,3}\s{0,8}")
