@@ -966,11 +966,13 @@ def test_a_read_only_look_at_a_store_left_in_wal_mode_creates_nothing(tmp_path):
     script = ("import sys; from v2_memory import MemoryManager, Message; m = MemoryManager(store_path=sys.argv[1]); "
               "m.add(Message('user', 'CS201 作业 周五截止', 'ann'))")  # no close(): the interpreter's exit closes SQLite
     subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, check=True, env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert path.read_bytes()[18:20] == b"\x02\x02" and sorted(p.name for p in tmp_path.iterdir()) == ["memory.sqlite3"]
+    # the writer's files: the database, and the empty lock file its writers take turns on
+    left = [".memory.sqlite3.lock", "memory.sqlite3"]
+    assert path.read_bytes()[18:20] == b"\x02\x02" and sorted(p.name for p in tmp_path.iterdir()) == left
     with open_store_dir(path) as opened:
         assert [r["content"] for r in opened.store.records("ann")] == ["CS201 作业 周五截止"]
         assert len(opened.audit.writes()) == 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["memory.sqlite3"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == left
 
 
 def test_a_busy_database_is_a_store_error_not_a_raw_sqlite_error(tmp_path, monkeypatch):

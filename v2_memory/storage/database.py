@@ -28,6 +28,7 @@ from typing import Any, Callable, Iterable, Iterator, NoReturn, Sequence
 from ..diagnostics import warn
 from ..errors import StoreClosedError, StoreCorruptError, StoreError, StoreLockedError, UnsupportedFormatError
 from ..files import open_private_append
+from .writer_turns import WriterTurns, lock_path
 
 __all__ = ["StateDatabase", "SCHEMA_VERSION", "CHUNK", "ResidueWarning", "consistent_reads"]
 
@@ -204,6 +205,7 @@ class StateDatabase(QueryHelpers):
         self.wait_for_lock = True  # False: a transaction whose lock is held raises StoreLockedError at once
         self.epoch = 0  # moves at every write and every transaction's start and end (see Ledger.states)
         self.closed_reason: str | None = None  # why this database was closed, once it is
+        self._turns: WriterTurns | None = None  # this connection's place among the file's writers
         try:
             self._db = self._connect(fsync)
         except sqlite3.DatabaseError as exc:
@@ -211,6 +213,8 @@ class StateDatabase(QueryHelpers):
                 raise StoreError(f"the state database stayed locked by another process for {BUSY_SECONDS:g} s "
                                  f"({exc})", path=self._where) from exc
             raise StoreCorruptError(f"not a readable v2_memory state database ({exc})", path=self._where) from exc
+        if not self.read_only and self.path is not None:
+            self._turns = WriterTurns(self.path)
 
     @property
     def where(self) -> Path | str:
@@ -269,27 +273,45 @@ class StateDatabase(QueryHelpers):
         self._failed = None
 
     def _begin_immediate(self) -> None:
-        """``BEGIN IMMEDIATE``: take the write lock now (``_translate`` waits while another holds it;
-        with ``wait_for_lock`` off, a held lock raises ``StoreLockedError`` at once)."""
-        if self.wait_for_lock:
-            self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))
-            return
+        """``BEGIN IMMEDIATE``: take the write lock now — first this connection's turn among the
+        file's writers (``writer_turns.py``: a waiter sleeps until the holder commits), then
+        SQLite's lock (``_translate`` waits while another program holds it); with
+        ``wait_for_lock`` off, a held lock raises ``StoreLockedError`` at once."""
+        if self._turns is not None and not self._turns.take(wait=self.wait_for_lock, seconds=BUSY_SECONDS):
+            if not self.wait_for_lock:
+                raise StoreLockedError("another connection is writing", path=self._where)
+            raise StoreError(f"the state database is busy: another process held it for {BUSY_SECONDS:g} s",
+                             path=self._where)
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            if _is_busy(exc):
-                raise StoreLockedError("another connection is writing", path=self._where) from None
-            self._raise(exc)
+            if self.wait_for_lock:
+                self._translate(lambda: self._db.execute("BEGIN IMMEDIATE"))
+                return
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if _is_busy(exc):
+                    raise StoreLockedError("another connection is writing", path=self._where) from None
+                self._raise(exc)
+        except BaseException:
+            self._give_turn_back()
+            raise
 
     def _finish(self) -> None:
-        if self._failed is not None:
-            self._db.rollback()
-            return
         try:
-            self._translate(lambda: self._db.execute("COMMIT"))
-        except BaseException:
-            self._db.rollback()
-            raise
+            if self._failed is not None:
+                self._db.rollback()
+                return
+            try:
+                self._translate(lambda: self._db.execute("COMMIT"))
+            except BaseException:
+                self._db.rollback()
+                raise
+        finally:
+            self._give_turn_back()
+
+    def _give_turn_back(self) -> None:
+        if self._turns is not None:
+            self._turns.give_back()
 
     @property
     def in_transaction(self) -> bool:
@@ -445,7 +467,8 @@ class StateDatabase(QueryHelpers):
     def files(self) -> list[Path]:
         if self.path is None:
             return []
-        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), Path(f"{self.path}-journal"))
+        return [p for p in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm"), Path(f"{self.path}-journal"),
+                            lock_path(self.path))
                 if p.exists()]
 
     def close(self, reason: str = "it was closed") -> None:
@@ -461,6 +484,8 @@ class StateDatabase(QueryHelpers):
                 except sqlite3.DatabaseError:
                     pass
             self._db.close()
+            if self._turns is not None:
+                self._turns.close()
 
 
 def swallowed_failure(cause: BaseException, path: Any) -> StoreError:
