@@ -257,3 +257,21 @@ def test_a_new_standing_time_replaces_a_daily_one():
     assert "11:20" in context and "8:45" not in context
     memory.add(Message("user", "我们的晨会每天九点开", "z"))
     assert memory.add(Message("user", "晨会从今天起改到九点半", "z")).supersedes
+
+
+def test_news_of_the_plan_from_whoever_runs_it_is_a_change():
+    memory = _memory()
+    memory.add(Message("user", "car service at the garage on Monday at 9:15", "u", session_id="a"))
+    memory.end_session("u", "a")
+    result = memory.add(Message("user", "the garage called, car service at 11:40", "u", session_id="b"))
+    assert result.supersedes and "9:15" not in _context(memory, "when is the car service?", session_id="b")
+    memory.add(Message("user", "周三上午十点物业来修水管", "u", session_id="c"))
+    result = memory.add(Message("user", "物业那边打电话来，修水管下午三点到", "u", session_id="c"))
+    assert result.supersedes and "上午十点" not in _context(memory, "物业什么时候来修水管", session_id="c")
+
+
+def test_a_call_about_another_thing_changes_nothing():
+    memory = _memory()
+    memory.add(Message("user", "dentist cleaning on Friday at 2:30", "u"))
+    result = memory.add(Message("user", "the vet called, Biscuit's checkup is at 4:00", "u"))
+    assert not result.supersedes and "2:30" in _context(memory, "when is the dentist cleaning?")

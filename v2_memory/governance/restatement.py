@@ -22,7 +22,8 @@ A clause with a when but no thing, only a pronoun ("he'll be here at 4:30", "the
 8:45", "她改到三点了"), points back: at the latest of the user's few messages still in the recent
 window, in the same session, holding a value of that kind. Questions, hypotheses and reports
 restate nothing. A clause that names its thing must also say that something changed ("now",
-"instead", "in the end", "改到", "以后"): "周四下午三点开组会" after "周一上午九点开组会" may be
+"instead", "in the end", "改到", "以后"), or bring news of it from whoever runs it ("the garage
+called, 5:30", "修车行打电话来，五点半好"): "周四下午三点开组会" after "周一上午九点开组会" may be
 another meeting, so both stay; "also", "too", "也" add one more; a daily rule and one day's
 exception are two things. Candidates come from the store's own search
 for the thing's words (a write costs what those matches cost, not the user's whole history), the
@@ -171,7 +172,10 @@ POINTER_REACH = 3  # the user's latest messages in the window a pronoun may poin
 
 
 _CHANGED = re.compile(r"\b(?:changed\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?|now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1,3}end|changed|moved|pushed|rescheduled|postponed|"
-                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all)\b|现在|改到|改成|改在|改为|换到|换成|挪到|推迟|延后|提前|以后|不再|改口|变卦", re.I)
+                      r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all|"
+                      # news of the plan from whoever runs it: "the clinic called, 3pm", "那边打电话来，四点半到"
+                      r"called|texted|rang|emailed|messaged|confirmed)\b"
+                      r"|现在|改到|改成|改在|改为|换到|换成|挪到|推迟|延后|提前|以后|不再|改口|变卦|打电话来|来电话|打来电话|发消息来|发来消息|回电话|通知说", re.I)
 # "also", "too", "another", "也", "还", "另外": one more of the kind, never a new value for the old one.
 _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
 # "every day" against "on Fridays": a rule and its exception are two things.
