@@ -114,3 +114,20 @@ def test_one_shared_word_answers_only_the_turn_right_before(memory):
     memory.add(Message("user", "also the kitchen tap drips"))
     result = memory.add(Message("user", "looked it up, it expires October 12"))  # a turn between: two words needed
     assert asked not in result.supersedes
+
+
+@pytest.mark.parametrize("question, statement", [
+    ("does the gym open at 6 on Sundays?", "I went to the gym 3 times this week"),   # no when of the kind guessed
+    ("is my flight to Denver at 7am tomorrow?", "my flight last month was delayed 3 hours"),
+    ("是不是周五交房租？", "上个月房租涨了200块"),
+])
+def test_one_shared_word_needs_a_when_of_the_kind_the_question_guessed(memory, question, statement):
+    asked = memory.add(Message("user", question)).record_id
+    memory.add(Message("assistant", "Not sure, worth checking."))
+    assert asked not in memory.add(Message("user", statement)).supersedes
+
+
+def test_one_shared_word_answers_only_within_the_conversation(memory, clock):
+    asked = memory.add(Message("user", "does my passport expire in March?")).record_id
+    clock.advance(days=3)
+    assert asked not in memory.add(Message("user", "looked it up, it expires October 12")).supersedes

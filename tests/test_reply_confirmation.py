@@ -166,6 +166,10 @@ def test_taking_up_what_the_assistant_proposed_after_a_statement(text, answer):
     ("let's do that some other time", None),            # put off: taken up later, if at all
     ("I'll do it later, maybe", None),
     ("I won't do that", None),
+    ("I'll do that myself, thanks", None),                # declines the offer
+    ("I'll try that when I get home next month", None),  # put off
+    ("我就试试自己打电话吧", None),
+    ("我早就试过这个了，效果一般", None),                   # tried before: no take-up
 ])
 def test_committing_to_what_the_assistant_proposed_takes_it_up(text, answer):
     assert reply_to(text, asked=False) == answer

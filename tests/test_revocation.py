@@ -268,6 +268,14 @@ def test_a_pointer_after_the_assistants_turn_or_in_another_session_takes_nothing
     assert "shellfish" in _texts(memory, "u") and "penicillin" in _texts(memory, "u")
 
 
+def test_a_bare_my_last_one_after_the_assistants_question_names_no_words_of_the_user():
+    memory = _memory()
+    memory.add(Message("user", "I'm allergic to penicillin, please note it", "u"))
+    memory.add(Message("assistant", "Want me to reorder the same vitamins as your last order?", "u"))
+    assert memory.add(Message("user", "nah, forget my last one", "u")).revoked == ()
+    assert "penicillin" in _texts(memory, "u")
+
+
 @pytest.mark.parametrize("take_back", ["actually, delete my last message", "把我刚才那句删了吧，不想留着"])
 def test_a_pointer_at_the_users_own_words_reaches_past_the_assistants_question(take_back):
     memory = _memory()

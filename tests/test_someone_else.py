@@ -30,9 +30,9 @@ def test_the_other_persons_story_leaves_the_summary_when_the_user_sets_their_own
         _chat(memory, clock, ("user", "my brother Tomas is training for a triathlon this spring"),
               ("assistant", "Big goal!"), ("user", "personally I only do yoga, twice a week"))
         _asides(memory, clock)
-        context = memory.build_context("write a short bio line about my exercise habits", "ines")
+        context = memory.build_context("writing a short bio: what exercise do I do?", "ines")
         assert "yoga" in context and "triathlon" not in context
-        assert ("someone_else",) in _reasons(memory, "write a short bio line about my exercise habits")
+        assert ("someone_else",) in _reasons(memory, "writing a short bio: what exercise do I do?")
         # Asked about the brother, his story is what the read is about: it stays.
         assert "triathlon" in memory.build_context("what is Tomas training for?", "ines")
 
@@ -70,3 +70,14 @@ def test_a_message_that_also_tells_of_the_user_is_not_only_someone_elses(clock):
               ("user", "I myself prefer short rides though"))
         _asides(memory, clock)
         assert "cycle to work" in memory.build_context("how do I get around?", "ines")
+
+
+def test_a_read_about_no_one_in_particular_or_a_contrast_without_the_user_keeps_both(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=4) as memory:
+        _chat(memory, clock, ("user", "my nephew Sami can't have gluten"), ("user", "personally I can eat anything"))
+        _chat(memory, clock, ("user", "my aunt is vegan"), ("user", "my uncle personally drives her to the market"))
+        _chat(memory, clock, ("user", "我老板说下周三要我去成都开会"), ("user", "其实我还挺想去的"))
+        _asides(memory, clock)
+        assert "gluten" in memory.build_context("plan a dinner menu for the family reunion", "ines")
+        assert "vegan" in memory.build_context("what should I know before I cook for everyone?", "ines")
+        assert "成都开会" in memory.build_context("帮我规划一下下周的行程", "ines")

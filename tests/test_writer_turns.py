@@ -126,3 +126,52 @@ def test_the_lock_file_is_private_and_empty_and_listed_with_the_stores_files(tmp
         lock = lock_path(tmp_path / "memory.sqlite3")
         assert lock.name == ".memory.sqlite3.lock" and lock in memory.storage.files()
     assert lock.stat().st_size == 0 and stat.S_IMODE(lock.stat().st_mode) == 0o600
+
+
+def test_an_interrupted_wait_keeps_no_turn_and_one_sleeper_per_connection(tmp_path, monkeypatch):
+    monkeypatch.setattr(database, "BUSY_SECONDS", 0.1)
+    holder, waiter = StateDatabase(tmp_path / "s.sqlite3"), StateDatabase(tmp_path / "s.sqlite3")
+    before = threading.active_count()
+    with holder.transaction():
+        for _ in range(20):  # twenty waits that run out: one sleeper carries on, not twenty
+            with pytest.raises(StoreError, match="busy"):
+                with waiter.transaction():
+                    pass
+        assert threading.active_count() <= before + 1
+
+        def interrupt(signum, frame):
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(database, "BUSY_SECONDS", 5.0)
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        signal.setitimer(signal.ITIMER_REAL, 0.1)
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                with waiter.transaction():
+                    pass
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+    time.sleep(0.1)  # the holder committed: the sleeper got the lock nobody wanted, and let go
+    other = StateDatabase(tmp_path / "s.sqlite3")
+    other.wait_for_lock = False
+    with other.transaction():
+        other.set_meta("k", "v")
+    waiter.wait_for_lock = False
+    with waiter.transaction():
+        waiter.set_meta("k", "w")
+    for db in (holder, waiter, other):
+        db.close()
+
+
+def test_a_file_system_without_locks_falls_back_to_polling(tmp_path, monkeypatch):
+    from v2_memory.storage import writer_turns
+
+    def no_locks(fd, operation):
+        raise OSError(37, "No locks available")
+
+    db = StateDatabase(tmp_path / "s.sqlite3")
+    monkeypatch.setattr(writer_turns.fcntl, "flock", no_locks)
+    with db.transaction():
+        db.set_meta("k", "v")
+    assert db.meta("k") == "v" and not db._turns.usable
+    db.close()

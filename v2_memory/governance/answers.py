@@ -25,9 +25,9 @@ What counts, strictly in the user's own words:
                     answered by "Aunt Rosa moved to Albuquerque", "is the dentist on Monday?" by
                     "the dentist is Wednesday"; "what do I get a coworker who's leaving" is not
                     answered by "a coworker brought durian in today", which shares one of its
-                    three words. In the user's very next turn one shared word is enough when the
-                    question guesses a value: "does my lease end in June?" — "checked, it ends
-                    August 31" (the answer's "it" is the question's thing)
+                    three words. In the user's very next turn of the conversation one shared word
+                    is enough when the answer gives a when of a kind the question guessed: "does
+                    my lease end in June?" — "checked, it ends August 31" (its "it" is the thing)
 
     >>> [c.core for c in question_clauses("does my lease end in July? I can't remember")]
     ['does my lease end in July']
@@ -44,7 +44,7 @@ from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..text.segmenter import Clause, read_message
 from .corrections import value_kinds
 
-__all__ = ["question_clauses", "answer_terms", "asked_about", "guesses", "shared_terms", "MIN_SHARED"]
+__all__ = ["question_clauses", "answer_terms", "asked_about", "guessed_kinds", "shared_terms", "MIN_SHARED"]
 
 MIN_SHARED = 2  # content words a question and its answer share at least
 
@@ -89,25 +89,37 @@ def answer_terms(text: str) -> frozenset[str]:
 _NAME = re.compile(r"(?<=[\w,]\s)[A-Z][\w-]{1,40}")
 
 
-def asked_about(questions: list[Clause], answer: frozenset[str], *, next_turn: bool = False) -> list[Clause]:
+def asked_about(questions: list[Clause], answer: frozenset[str], *, next_turn: bool = False,
+                answer_text: str = "") -> list[Clause]:
     """The question clauses an answer takes out: those about its thing, and with them those of
     the same message that name no thing of their own or point back at it ("…, is it the 9th?",
     "… was it like $90?" ask about the thing before them); another question beside them ("… and
-    what should I cook for the kids?") stays. ``next_turn``: the answer is the user's very next
-    turn after the questions, where one shared word of a question that guesses a value is
-    enough ("does my lease end in June?" — "checked, it ends August 31")."""
+    what should I cook for the kids?") stays. ``next_turn``: the answer (``answer_text``) is the
+    user's very next turn after the questions, in the same conversation, where one shared word is
+    enough when the answer gives a when of a kind the question guessed ("does my lease end in
+    June?" — "checked, it ends August 31"; not "I went to the gym 3 times" for "does the gym open
+    at 6 on Sundays?")."""
     def about(q: Clause) -> frozenset[str]:
-        return shared_terms(q, answer, least=1 if next_turn and guesses(q) else MIN_SHARED)
+        return shared_terms(q, answer, least=1 if next_turn and guessed_kinds(q.core) & said else MIN_SHARED)
+
+    said = guessed_kinds(answer_text) if next_turn else frozenset()
 
     if not any(about(q) for q in questions):
         return []
     return [q for q in questions if about(q) or not _thing(q.core) or _POINTS_BACK.search(q.core)]
 
 
-def guesses(question: Clause) -> bool:
-    """Whether a question guesses a value for its thing: a when or a number ("…in June?",
-    "是不是6月到期"), which its answer replaces."""
-    return bool(value_kinds(question.core)) or bool(_content(question.core) - _thing(question.core))
+def guessed_kinds(text: str) -> frozenset[str]:
+    """The kinds of when a question guesses (a time, a day, a date: "…in June?", "是不是6月到期",
+    "是不是下周二"), which its answer replaces; a bare number is no kind here ("3 times")."""
+    kinds = set(value_kinds(text)) - {"number"}
+    if _MONTH.search(text):
+        kinds.add("date")
+    return frozenset(kinds)
+
+
+_MONTH = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+                    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b|(?<![上下本这])(?:\d{1,2}|[一二三四五六七八九十]{1,2})月", re.I)
 
 
 _POINTS_BACK = re.compile(r"\b(?:it|that|this|they|them|he|she)\b|它|这个|那个|他|她", re.I)

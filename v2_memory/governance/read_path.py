@@ -64,7 +64,8 @@ class ReadPath:
         history = tuple(rid for rid, _ in window[:view.conversation_start(window)] if rid is not None)
         entries = view.summary_entries(self.cache.summaries.get(scope).covers + history, scope, session_id=session_id,
                                        task_id=task_id, domain=domain, identifiers=explanation.route.identifiers,
-                                       window=tuple(m for _, m in window), query_terms=frozenset(analyze(query)))
+                                       window=tuple(m for _, m in window), query_terms=frozenset(analyze(query)),
+                                       query_text=query)
         return replace(explanation, summary=tuple(entries))
 
     def context(self, query: str, scope: Scope, top_k: int, threshold: float, *, session_id: str | None = None,
@@ -90,7 +91,7 @@ class ReadPath:
         summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers,
                                history=tuple(rid for rid, _ in entries[:cut] if rid is not None),
                                window=tuple(m for _, m in entries), query_terms=frozenset(analyze(query)),
-                               as_memories=frozenset(a.record_id for a in fresh))
+                               query_text=query, as_memories=frozenset(a.record_id for a in fresh))
         entries = recent
         # Which of the words shown instruct the assistant: their lines are marked quoted.
         in_summary = [rid for rid in words_of(summary) if rid is not None] if summary.text else []
@@ -115,7 +116,8 @@ class ReadPath:
 
     def summary(self, scope: Scope, session_id: str | None, task_id: str | None, domain: str | None = None,
                 identifiers: tuple[str, ...] = (), history: tuple[int, ...] = (), window: tuple[Any, ...] = (),
-                query_terms: frozenset[str] = frozenset(), as_memories: frozenset[int] = frozenset()) -> Summary:
+                query_terms: frozenset[str] = frozenset(), as_memories: frozenset[int] = frozenset(),
+                query_text: str = "") -> Summary:
         """The summary as this read may see it. When the summarizer says which records its text
         shows, those few are judged first: if this read may see them all, the stored text is the
         answer (its count includes the messages its snippets no longer fit); if it may see all but
@@ -128,7 +130,8 @@ class ReadPath:
         the first path. The scope's tracks must be current (``cache.ensure``)."""
         stored = self.cache.summaries.get(scope)
         judged = partial(self.governor.view.summary_entries, scope=scope, session_id=session_id, task_id=task_id,
-                         domain=domain, identifiers=identifiers, window=window, query_terms=query_terms)
+                         domain=domain, identifiers=identifiers, window=window, query_terms=query_terms,
+                         query_text=query_text)
 
         def judge(covers: tuple[int | None, ...]) -> list[SummaryEntry]:
             return [SummaryEntry(e.record_id, False, e.reasons + ("shown_as_memory",), e.notes)
@@ -145,7 +148,7 @@ class ReadPath:
         extractive = isinstance(summarizer, ExtractiveSummarizer)
 
         def lines(judged: list[SummaryEntry]) -> set[int | None]:
-            return {e.record_id for e in judged if not e.shown and e.reasons == ("shown_as_memory",)} if extractive else set()
+            return {e.record_id for e in judged if not e.shown and e.reasons in _TAKEN_OUT} if extractive else set()
 
         as_lines = lines(entries)
         if fast and all(e.shown or e.record_id in as_lines for e in entries):
@@ -176,6 +179,11 @@ class ReadPath:
                 summary = self.cache.summaries.summarizer.fold(summary, record_message(record), record_id)
         self.cache.refolded[scope] = (shown, summary)
         return summary
+
+
+# Verdicts that take a snippet out of the stored fold as it is, without folding the rest again
+# (what is left still fits): a memory shown as its own line, someone else's story set aside.
+_TAKEN_OUT = (("shown_as_memory",), ("someone_else",))
 
 
 def words_of(summary: Summary) -> tuple[int | None, ...]:

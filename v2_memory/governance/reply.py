@@ -50,10 +50,11 @@ _TAKE_UP = re.compile(r"\b(?:book(?:ed)?|take|go(?:ing)?\s{1,3}with|went\s{1,3}w
                       r"|\b(?:that|this|the\s{1,3}[\w-]{1,20})\s{1,3}one\s{1,3}(?:works|is\s{1,3}(?:fine|good|perfect))\b|\b(?:that|this)\s{1,3}works\b"
                       r"|\b(?:that'?s|this\s{1,3}is|it'?s)\s{1,3}the\s{1,3}one\b(?!\s{1,3}(?:that|which|who|where|i|we|you)\b)"
                       r"|\block\s{1,3}(?:it|that|this|them)\s{1,3}in\b|\b(?:love|like)\s{1,3}(?:it|that|this)\s{0,3}(?:[,.!]|$)"
-                      # committing to do what was proposed: "i'll do that", "gonna try this", "let's do that"
+                      # committing to do what was proposed: "i'll do that", "gonna try this", "let's do that" —
+                      # not doing it oneself ("I'll do that myself"), nor put off ("later", "when ...", "after ...")
                       r"|\b(?:i'?ll|i\s{1,3}will|gonna|going\s{1,3}to|let'?s)\s{1,3}(?:do|try|follow|make|cook)\s{1,3}(?:it|that|this|them)\b"
-                      r"(?!\s{1,3}(?:later|another|some\s{1,3}other|sometime|next|tomorrow|eventually|some\s{1,3}day|one\s{1,3}day))"
-                      r"|就(?:订|要|选|用|买|约|按|做|试)|就(?:它|这个|那个|这款|那款|这家|那家)(?:了|吧|啦)?(?:$|[，,。!！])|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
+                      r"(?!\s{1,3}(?:myself|ourselves|later|another|some|sometime|next|tomorrow|eventually|one\s{1,3}day|after|when|once|until|if|in|before)\b)"
+                      r"|就(?:订|要|选|用|买|约|按)|就(?:做|试试?)(?:这个|那个|这道|那道|这款|那款|这家|那家)|就(?:它|这个|那个|这款|那款|这家|那家)(?:了|吧|啦)?(?:$|[，,。!！])|(?:这个|那个|这款|那款|这家|那家)(?:吧|就行|可以|挺好)|帮我(?:订|约|加|买)(?:了|上|吧)?$|加到", re.I)
 _NO = re.compile(r"^(?:no|nope|nah|not\s{1,3}(?:quite|really|exactly|right)|wrong|incorrect|that'?s\s{1,3}(?:wrong|not\s{1,3}(?:right|it))|"
                  r"不是|不对|错了|没有|不不|不用了|不要)\b", re.I)
 _NOT_NO = re.compile(r"^(?:no\s{1,3}(?:worries|problem|prob|biggie|rush|doubt)|不错|不客气|没问题|没事)", re.I)  # yes, in a no's words

@@ -21,6 +21,7 @@ corrected about the piano keeps "Swimming Monday 6pm" admissible.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any, Callable, Sequence
 
 from ..messages import Declaration, Fact, Message
@@ -38,6 +39,7 @@ from .identifiers import extract_identifiers
 from .answers import answer_terms, asked_about, question_clauses
 from .categories import kinds_named, search_words
 from .persona import SINGLE_VALUED_KEYS
+from .scope import CONVERSATION_GAP
 
 __all__ = ["Resolver"]
 
@@ -198,7 +200,8 @@ class Resolver:
             return ()
         answered = []
         for record in self._live(earlier, message, record_id):
-            asked = asked_about(question_clauses(record["content"]), answer, next_turn=record["record_id"] == previous)
+            next_turn = record["record_id"] == previous and _within_conversation(record, message)
+            asked = asked_about(question_clauses(record["content"]), answer, next_turn=next_turn, answer_text=message.content)
             if asked:
                 self.supersede_spans(message, record["record_id"], [(c.start, c.end) for c in asked], record_id)
                 answered.append(record["record_id"])
@@ -364,3 +367,11 @@ def _corrected_value(key: str, new_value: str) -> str | None:
         if claim.key == key:
             return claim.value
     return new_value if len(new_value) <= 20 else None
+
+
+def _within_conversation(record: dict[str, Any], message: Message) -> bool:
+    """Whether ``message`` follows ``record`` without a pause that ends a conversation."""
+    try:
+        return message.timestamp - datetime.fromisoformat(record["created_at"]) < CONVERSATION_GAP
+    except (KeyError, TypeError, ValueError):
+        return False

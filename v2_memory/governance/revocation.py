@@ -194,9 +194,11 @@ def detect_revocations(text: str) -> tuple[Revocation, ...]:
     return tuple(found)
 
 
-# A pointer at the user's own words: "my last message", "what I just said", "我上一句", "我刚才说的".
-_OWN_POINTER = re.compile(r"\b(?:my\s{1,8}(?:last|previous)|what\s{1,8}i\s{1,8}just|i\s{1,8}just\s{1,8}(?:said|wrote|typed|sent))\b"
-                          r"|我的?(?:上一句|上句|上一条|上条|刚才|刚刚|前面)", re.I)
+# A pointer at the user's own words, named as words: "my last message", "what I just said",
+# "我上一句", "我刚才说的" (not a bare "my last one", which may be an order or a parcel).
+_OWN_POINTER = re.compile(r"\bmy\s{1,8}(?:last|previous)\s{1,8}(?:message|msg|text|line|sentence|post|reply|bit)\b"
+                          r"|\bwhat\s{1,8}i\s{1,8}just\s{1,8}(?:said|wrote|typed|sent)\b|\bi\s{1,8}just\s{1,8}(?:said|wrote|typed|sent)\b"
+                          r"|我的?(?:上一句|上句|上一条|上条)|我(?:刚才|刚刚|前面)(?:说|讲|发)的?|我(?:刚才|刚刚|前面)(?:那句|那条|这句)", re.I)
 
 # "don't store this:", "以下不要记：" — the words point ahead, at what follows a colon or a dash.
 _AHEAD = re.compile(r"\s{0,8}[:：]\s{0,8}|\s{1,8}[—–-]{1,3}\s{0,8}")

@@ -64,7 +64,7 @@ class TrackView:
     def summary_entries(self, covers: tuple[int | None, ...], scope: Scope, *, session_id: str | None = None,
                         task_id: str | None = None, domain: str | None = None,
                         identifiers: tuple[str, ...] = (), window: tuple[Any, ...] = (),
-                        query_terms: frozenset[str] = frozenset()) -> list[SummaryEntry]:
+                        query_terms: frozenset[str] = frozenset(), query_text: str = "") -> list[SummaryEntry]:
         """Which covered memories this read's summary may show (``summary_view.py``); a read naming
         identifiers also leaves out memories that name only others (CS202 when asked for CS201)."""
         if not self.policy.enabled:
@@ -81,7 +81,7 @@ class TrackView:
                                          + [m.timestamp for m in window])
         if began is not None:
             entries = _earlier_kept(entries, records, began, read, self.ledger.replaced_by, self.store)
-        entries = _own_over_others(entries, records, read)
+        entries = _own_over_others(entries, records, read, query_text)
         if not identifiers:
             return entries
         named = self.ledger.identifiers_of(ids)
@@ -198,15 +198,21 @@ def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]
 
 
 # The user setting their own against what they just told of someone else: "myself", "personally",
-# "as for me", "actually", "我自己", "我本人", "至于我", "我倒是", "其实我".
-_CONTRAST = re.compile(r"\b(?:myself|personally|actually|as\s+for\s+me)\b|我自己|我本人|至于我|我倒是|其实我|我其实", re.I)
+# "as for me", "actually" (with the user as a subject or object in the message), "我自己", "我本人",
+# "至于我". (Not "其实我": as often a filler as a contrast.)
+_CONTRAST = re.compile(r"\b(?:myself|personally|actually|as\s+for\s+me)\b|我自己|我本人|至于我", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i've|i'd|i'll|me|myself)\b|我(?!们|家)", re.I)
 
 
 def _own_over_others(entries: list[SummaryEntry], records: dict[int, dict[str, Any]],
-                     read: ReadContext) -> list[SummaryEntry]:
+                     read: ReadContext, query: str) -> list[SummaryEntry]:
     """Leave out (``someone_else``) a user's message that only tells of someone else when the
-    user's next message in the same conversation sets their own against it — unless the query
-    shares a content word with the other message that the user's own does not say."""
+    user's next message in the same conversation sets their own against it, for a read whose
+    query is about the user ("what am I allergic to?", "我对什么过敏") — unless the query shares a
+    content word with the other message that the user's own does not say. A read about no one
+    in particular ("plan dinner for the family") keeps both."""
+    if not _FIRST_PERSON.search(query[:READ_LIMIT]):
+        return entries
     users = [i for i, e in enumerate(entries) if e.shown and records.get(e.record_id, {}).get("role") == "user"]
     dropped = set()
     for here, after in zip(users, users[1:]):
@@ -227,11 +233,9 @@ def _own_over_others(entries: list[SummaryEntry], records: dict[int, dict[str, A
 
 
 def _sets_own_against(text: str) -> bool:
-    """Whether ``text`` sets the user's own against another's: a contrast word ("actually" only
-    where a clause speaks of the user)."""
-    contrast = _CONTRAST.search(text)
-    return contrast is not None and (contrast.group().casefold() != "actually"
-                                     or any(c.whose == "user" for c in read_message(text)))
+    """Whether ``text`` sets the user's own against another's: a contrast word, and the user
+    in it as a subject or object ("personally I only walk", "我自己是海鲜过敏")."""
+    return _CONTRAST.search(text) is not None and _FIRST_PERSON.search(text) is not None
 
 
 def _clauses(text: str) -> tuple[Any, ...]:
