@@ -12,9 +12,9 @@ statements before mere requests (reason ``earlier_conversation`` for the rest).
 
 What the user tells of someone else and then sets their own against ("my coworker is allergic to
 cats" — "I'm allergic to penicillin myself"; "我妈让我考公" — "我自己打算做运营") is the other
-person's story: the summary shows the user's own and leaves the other out (reason
-``someone_else``), unless the query names what only the other message says ("what is Dave
-allergic to?").
+person's story: for a query about the user ("what am I allergic to?") the summary shows the
+user's own and leaves the other out (reason ``someone_else``), unless the query names what only
+the other message says ("what is Dave allergic to?").
 """
 from __future__ import annotations
 
