@@ -63,8 +63,12 @@ class WriterTurns:
         self.usable = fcntl is not None  # False: no kernel queue here, SQLite's refusal guards writes
         self._turn: BinaryIO | None = None  # the handle holding this connection's turn
         self._sleeper: _Sleeper | None = None  # a timed wait still sleeping in the kernel
-        if self.usable and self._open() is None:
-            self.usable = False
+        if self.usable:  # can the lock file be made here? (a read-only folder: no queue)
+            probe = self._open()
+            if probe is None:
+                self.usable = False
+            else:
+                probe.close()
 
     @property
     def holding(self) -> bool:
