@@ -383,6 +383,7 @@ class Storage:
         if portable.holds_data(self):
             raise StoreInconsistentError("the target already holds data; migrate only into an empty store",
                                          path=self.hooks.path)
+        self.ledger.changing(None)  # its rows are written behind the ledger's back: none kept stays true
         portable.import_(self, items)
 
     def counts(self) -> dict[str, int]:

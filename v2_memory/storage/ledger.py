@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -25,6 +26,7 @@ from .database import StateDatabase
 __all__ = ["Ledger", "MemoryState", "Fact", "scope_key", "LEDGER_VERSION"]
 
 LEDGER_VERSION = 2  # 2: memories.quoted
+KEPT_ROWS = 50_000  # committed rows a ledger keeps between reads (a few MB at most)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
     record_id INTEGER PRIMARY KEY, scope TEXT NOT NULL, verified INTEGER NOT NULL,
@@ -90,6 +92,11 @@ class Ledger:
         self._known: dict[int, MemoryState | None] = {}
         self._known_epoch: int | None = None
         self._wanted: list[int] = []
+        # Rows as committed, kept across reads while no other connection commits (``_kept_rows``):
+        # a row this ledger changes leaves it at the change; rows enter it only from a read
+        # snapshot, which sees committed rows alone.
+        self._kept: dict[int, MemoryState | None] = {}
+        self._kept_version: int | None = None
         # Where a read's usage goes while its snapshot holds no write lock (``Storage`` sets it:
         # ``read_book.py``); None writes at once. What waits there is applied to the states this
         # ledger returns meanwhile: record_id -> the usage steps, in order (``_waiting_usage``).
@@ -116,6 +123,7 @@ class Ledger:
                  quoted: bool = False) -> None:
         """Start a new record's row. A row left under the same id (a store that lost its tail in a
         power cut reuses ids) is wiped first, with its identifiers and facts: they were another record's."""
+        self.changing([record_id])
         with self.db.transaction():
             for table in ("identifiers", "facts") if self.ids_reused else ():
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
@@ -134,7 +142,11 @@ class Ledger:
         Inside a transaction (which holds the store's write lock: no one else writes meanwhile)
         or a read snapshot (one picture of the store), rows already read are not read again until the transaction writes or ends, and the ids
         ``want`` named come with the first query: a read that judges its candidates, then its
-        summary, then its window asks once, not three times (three round trips on a server)."""
+        summary, then its window asks once, not three times (three round trips on a server).
+        Rows a snapshot read are kept for later reads too (at most ``KEPT_ROWS``): a user read
+        again costs the rows that changed since, and none while nobody wrote. A row this ledger
+        changes leaves them as it changes; a commit by another connection (``data_version``)
+        empties them."""
         ids = list(dict.fromkeys(record_ids))
         # subtle: the lock, so another thread waits for the transaction (and never sees its rows) as before.
         with self.db.lock:
@@ -143,11 +155,40 @@ class Ledger:
             known = self._current()
             missing = [rid for rid in ids if rid not in known]
             if missing:
-                fetch = list(dict.fromkeys(missing + [rid for rid in self._wanted if rid not in known]))
+                kept = self._kept_rows()
+                known.update((rid, kept[rid]) for rid in missing if rid in kept)
+                fetch = list(dict.fromkeys([rid for rid in missing + self._wanted if rid not in known]))
                 self._wanted = []
-                rows = self._read_states(fetch)
-                known.update((rid, rows.get(rid)) for rid in fetch)
+                if fetch:
+                    rows = self._read_states(fetch)
+                    known.update((rid, rows.get(rid)) for rid in fetch)
+                    if self.db.reading:
+                        self._keep({rid: rows.get(rid) for rid in fetch})
             return self._waiting_usage({rid: state for rid in ids if (state := known[rid]) is not None})
+
+    def _kept_rows(self) -> dict[int, MemoryState | None]:
+        """The committed rows kept from earlier reads; emptied when another connection committed."""
+        version = self.db.data_version()
+        if version != self._kept_version:
+            self._kept, self._kept_version = {}, version
+        return self._kept
+
+    def _keep(self, rows: dict[int, MemoryState | None]) -> None:
+        self._kept.update(rows)
+        excess = len(self._kept) - KEPT_ROWS
+        if excess > 0:  # the oldest go, and half the bound with them: trimmed now and then, not at every read
+            for rid in list(islice(self._kept, excess + KEPT_ROWS // 2)):
+                del self._kept[rid]
+
+    def changing(self, record_ids: Iterable[int] | None) -> None:
+        """Rows about to change (None: any row, or rows written by someone other than this ledger)
+        leave the kept rows, whether or not the change commits."""
+        with self.db.lock:
+            if record_ids is None:
+                self._kept = {}
+            else:
+                for rid in record_ids:
+                    self._kept.pop(rid, None)
 
     def _waiting_usage(self, states: dict[int, MemoryState]) -> dict[int, MemoryState]:
         """``states`` with the usage steps that wait to be written applied, in order: a read sees
@@ -199,6 +240,7 @@ class Ledger:
 
     def verify(self, record_id: int) -> bool:
         """A user confirmed this memory: it becomes verified with full base weight."""
+        self.changing([record_id])
         with self.db.transaction():
             changed = self.db.execute(
                 "UPDATE memories SET verified = 1, base_weight = 1.0 WHERE record_id = ?", (record_id,))
@@ -206,6 +248,7 @@ class Ledger:
 
     def supersede(self, record_id: int, by_record_id: int, rate: float) -> None:
         """Conflict decay: the corrected memory keeps its row, loses weight, and points at its successor."""
+        self.changing([record_id])
         with self.db.transaction():
             self.db.execute(
                 "UPDATE memories SET conflict = conflict * ?, superseded_by = ? WHERE record_id = ?",
@@ -220,6 +263,8 @@ class Ledger:
             self._wait(partial(self.record_usage, admitted, missed, hit=hit, miss=miss, streak=streak),
                        [(admitted, partial(_hit, hit)), (missed, partial(_miss, miss, streak))])
             return
+        admitted, missed = list(admitted), list(missed)
+        self.changing(admitted + missed)
         with self.db.transaction():
             self.db.write_in("UPDATE memories SET usage = usage * ?, miss_streak = 0 WHERE record_id IN ({marks})",
                              admitted, hit)
@@ -325,6 +370,7 @@ class Ledger:
     # -- erasure ---------------------------------------------------------------------------------
     def erase(self, scope: str) -> int:
         """Delete every row of the scope (zeroed on disk); return how many rows went."""
+        self.changing(None)
         with self.db.transaction():
             removed = sum(self.db.execute(f"DELETE FROM {table} WHERE scope = ?", (scope,))
                           for table in ("memories", "identifiers", "facts"))
@@ -332,6 +378,7 @@ class Ledger:
 
     def forget(self, record_id: int) -> None:
         """Delete one record's rows (zeroed on disk, like erasure)."""
+        self.changing([record_id])
         with self.db.transaction():
             for table in ("memories", "identifiers", "facts"):
                 self.db.execute(f"DELETE FROM {table} WHERE record_id = ?", (record_id,))
@@ -366,6 +413,8 @@ class Ledger:
             record_ids = list(record_ids)
             self._wait(partial(self.reinforce, record_ids, factor, cap), [(record_ids, partial(_reinforce, factor, cap))])
             return
+        record_ids = list(record_ids)
+        self.changing(record_ids)
         self.db.write_in("UPDATE memories SET usage = CASE WHEN usage * ? < ? THEN usage * ? ELSE ? END, "
                          "miss_streak = 0 WHERE record_id IN ({marks})",  # min(usage × factor, cap), in any SQL
                          record_ids, factor, cap, factor, cap)
