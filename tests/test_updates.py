@@ -142,3 +142,26 @@ def test_rewordings_collapse_into_one_memory_with_a_count(memory):
     assert len(kept) == 1 and kept[0].duplicates == 1
     assert any(a.reasons == ("duplicate", "rewording") for a in explanation)
 
+
+
+@pytest.mark.parametrize("first, then", [
+    ("Sundays are my tennis mornings, 9am at the park", "I gave up the Sunday tennis, I paint now"),
+    ("every Wednesday night I swim at the community pool", "I cancelled the Wednesday swim, my shoulder hurts"),
+    ("每周三晚上我去社区游泳馆游泳", "周三的游泳取消了，肩膀疼"),
+    ("I have a Sunday tennis lesson with coach Amy", "I cancelled the lesson with coach Amy"),
+])
+def test_a_thing_given_up_is_found_by_its_words_in_any_order_and_form(memory, first, then):
+    old = memory.add(Message("user", first)).record_id
+    memory.add(Message("assistant", "Noted."))
+    assert old in memory.add(Message("user", then)).supersedes
+
+
+@pytest.mark.parametrize("first, then", [
+    ("my brother plays tennis on Sundays at the park", "I gave up the Sunday tennis, I paint now"),  # his, not mine
+    ("Sundays I do laundry, tennis is on Thursdays", "I gave up the Sunday tennis, I paint now"),  # the words, not together
+    ("我周三晚上加班", "周三的游泳取消了，肩膀疼"),  # one of the words only
+])
+def test_a_thing_given_up_leaves_what_holds_only_some_of_its_words_or_is_someone_elses(memory, first, then):
+    memory.add(Message("user", first))
+    memory.add(Message("assistant", "Noted."))
+    assert memory.add(Message("user", then)).supersedes == ()

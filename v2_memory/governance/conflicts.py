@@ -237,16 +237,45 @@ def retraction_target(value: str, history: list[dict[str, Any]]) -> Target | Non
     needle = value.casefold()
     if len(needle) < 2:
         return None
+    # A value of two words or more is also found by its words, in any order and form: "gave up the
+    # Sunday tennis" ends "Sundays are my tennis mornings", "周三的游泳取消了" ends "每周三晚上去游泳".
+    # (One word is found as it was written.)
+    words = _Words(value)
     # Bounded: the latest RETRACTION_HORIZON statements, and only those holding the value are read.
     for record in reversed(history[-RETRACTION_HORIZON:]):
-        if needle not in record["content"].casefold():
+        content = record["content"]
+        verbatim = needle in content.casefold()
+        if not verbatim and not words.in_(content):
             continue
-        clauses = read_message(record["content"])
+        clauses = read_message(content)
         for clause in clauses:
-            if needle in clause.text.casefold() and clause.act == "statement" and clause.whose != "other":
+            holds = needle in clause.text.casefold() if verbatim else words.in_(clause.text)  # one clause says it all
+            if holds and clause.act == "statement" and clause.whose != "other":
                 same = [c for c in clauses if c.sentence == clause.sentence]
                 return Target(record["record_id"], (same[0].start, same[-1].end), "named_old_value")
     return None
+
+
+class _Words:
+    """A value's words: its stems (days and times kept), and its Chinese pieces between particles
+    ("周三的游泳": 周三, 游泳). ``in_(text)`` says whether a text holds them all; a value of fewer
+    than two holds nothing this way."""
+
+    def __init__(self, value: str) -> None:
+        self.stems = frozenset(t for t in analyze(value[:200]) if t.isascii())
+        self.pieces = [p for p in _PARTICLES.split(value[:200]) if len(p) >= 2]
+
+    def in_(self, text: str) -> bool:
+        if len(self.stems) + len(self.pieces) < 2:
+            return False
+        text = text[:2000]
+        if not all(piece in text for piece in self.pieces):
+            return False
+        low = text.casefold()  # a stem's first letters are in the word it came from: most texts stop here, unanalysed
+        return not self.stems or (all(stem[:3] in low for stem in self.stems) and self.stems <= frozenset(analyze(text)))
+
+
+_PARTICLES = re.compile(r"[^\u4e00-\u9fff]+|的|之|那个|这个|那|这")
 
 
 _CHANGE = re.compile(r"升(?:到|上|入|了)?|换成|改成|变成|转到|转学|现在|已经|\b(?:now|moved\s+up|switched|started|is\s+starting|anymore)\b", re.I)
