@@ -26,7 +26,7 @@ from .database import StateDatabase
 __all__ = ["Ledger", "MemoryState", "Fact", "scope_key", "LEDGER_VERSION"]
 
 LEDGER_VERSION = 2  # 2: memories.quoted
-KEPT_ROWS = 50_000  # committed rows a ledger keeps between reads (a few MB at most)
+KEPT_ROWS = 50_000  # committed rows a ledger keeps between reads (about 11 MB when full)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS memories (
     record_id INTEGER PRIMARY KEY, scope TEXT NOT NULL, verified INTEGER NOT NULL,
