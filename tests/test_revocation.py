@@ -441,3 +441,14 @@ def test_grades_taken_back_by_their_kind():
     assert result.revoked == (1,), result.reasons
     context = memory.build_context("女儿这周有什么安排", "u", session_id="s", top_k=5)
     assert "71分" not in context and "舞蹈课" in context
+
+
+def test_a_take_back_followed_by_its_reason_as_a_supposition_still_takes_back():
+    memory = MemoryManager(store_path=None)
+    memory.add(Message("user", "my cousin's birthday is May 9, she likes carrot cake"))
+    split = memory.add(Message("user", "and she's in the middle of a messy split from Tom, custody fight and all")).record_id
+    memory.add(Message("assistant", "That sounds rough for her."))
+    result = memory.add(Message("user", "please forget the part about her divorce, she'd hate it if anyone knew"))
+    assert split in result.supersedes  # a plain thing among the recent turns: superseded, as documented
+    context = memory.build_context("what do you know about my cousin?")
+    assert "Tom" not in context and "carrot cake" in context

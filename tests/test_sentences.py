@@ -118,3 +118,31 @@ def test_a_condition_put_to_the_listener_supposes_only_itself():
     assert [c.act for c in said] == ["statement", "conditional"]
     assert [c.act for c in read_message("我在海淀上班，你要是需要的话记一下")] == ["statement", "conditional"]
     assert {c.act for c in read_message("if the train is late, we take a taxi")} == {"conditional"}  # a real supposition
+
+
+@pytest.mark.parametrize("text, acts", [
+    # a condition with its own consequence in its clause supposes that clause only
+    ("delete the note about my brother's loan, he'd be upset if he saw it", ["statement", "conditional"]),
+    ("the spare charger is in the drawer, grab it if your laptop dies", ["statement", "conditional"]),
+    ("我先把房租交了，房东知道的话会高兴", ["statement", "conditional"]),
+    ("如果周五开会就不去了，我先回家", ["conditional", "statement"]),
+    # a bare condition supposes the whole sentence, before or after it
+    ("if the train is late, we take a taxi", ["conditional", "conditional"]),
+    ("we take a taxi, if the train is late", ["conditional", "conditional"]),
+    ("如果周五开会，我就不去了", ["conditional", "conditional"]),
+    ("周五开会的话，我就不去了", ["conditional", "conditional"]),
+    ("only if it's sunny, we hike", ["conditional", "conditional"]),
+])
+def test_a_condition_bound_to_its_own_consequence_supposes_only_its_clause(text, acts):
+    assert [c.act for c in read_message(text)] == acts
+
+
+@pytest.mark.parametrize("text, act", [
+    ("forget 我刚才说的那个 salary 数字", "statement"),   # the user's own words named: no one is reported
+    ("把我之前说的那个地址删掉", "statement"),
+    ("delete what I said about the loan", "statement"),
+    ("我妈说我刚才说的不对", "report"),                  # someone else's words still are
+    ("my boss said what I said was fine", "report"),
+])
+def test_the_users_own_words_named_as_a_thing_are_not_reported_speech(text, act):
+    assert read_message(text)[0].act == act

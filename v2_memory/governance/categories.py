@@ -47,7 +47,7 @@ _TABLE = {
                r"医生|医院|诊断|吃药|治疗|手术|复查|症|病",
                "doctor diagnosis therapy medication clinic 医生 医院 诊断 吃药 治疗"),
     "relationship": (r"\b(?:relationship|dating|divorce|break\s{0,3}up|boyfriend|girlfriend|marriage|ex)\b|感情|恋爱|分手|离婚|前任|对象",
-                     r"\b(?:divorc\w*|split\s{1,3}up|broke\s{1,3}up|break\s{0,3}up|dating|boyfriend|girlfriend|ex)\b|分手|离婚|前任|"
+                     r"\b(?:divorc\w*|split\s{1,3}(?:up|with|from)|separated|broke\s{1,3}up|break\s{0,3}up|dating|boyfriend|girlfriend|ex)\b|分手|离婚|前任|"
                      r"前夫|前妻|男朋友|女朋友|对象",
                      "divorce dating boyfriend girlfriend ex 分手 离婚 前任 对象"),
     "debt": (r"\b(?:loan|debt|borrow(?:ed|ing)?|owe)\b|借钱|欠钱|欠款|贷款|借款",

@@ -9,8 +9,9 @@ became a fact. ``read_message`` reads the way a listener does, in three steps:
    conjunction that opens a new clause (但/但是/不过/可是, but/though/whereas);
 2. **speech act** of each clause: ``question`` (a question mark, or a question word: 吗/呢/什么/
    哪/来着/是不是..., did/is/what/didn't...), ``conditional`` (如果/要是/…的话/假如, if/unless/
-   were I — the whole sentence is hypothetical, unless the condition is put to the listener:
-   "…, in case you need it" supposes only itself), ``report`` (someone else's words: 我妈总说,
+   were I — the whole sentence is hypothetical, unless the condition is put to the listener,
+   "…, in case you need it", or bound to its own consequence, "…, she'd hate it if anyone
+   knew": then it supposes only itself), ``report`` (someone else's words: 我妈总说,
    听说, my friend says, according to, a motto, a quotation), ``request`` (请/帮我/别, please/can
    you/don't ...) or ``statement``;
 3. **whose** clause it is: ``user`` (我/I/my + a thing), ``other`` (我儿子/my girlfriend/他/she/
@@ -77,6 +78,11 @@ _CONDITIONAL = re.compile(r"如果|要是|假如|假设|假使|万一|倘若|若
                           re.I)
 _FOR_YOU = re.compile(r"(?:if|in\s+case|whenever|should)\s+(?:you|u)(?:'re|\s+are)?\s+(?:ever\s+)?(?:need|want\s+it|suggest|pick|book|plan)"
                       r"|(?:如果|要是|万一)?(?:你|您)(?:要是|如果)?(?:需要|用得上)", re.I)
+# A condition with its own consequence before it, in one clause ("she'd kill me if it got out",
+# "he gets cranky unless he naps"), or after it ("她知道的话会生气", "孩子要是发烧就吃这个"):
+# that clause supposes; the clauses beside it do not depend on it.
+_BOUND_CONDITION = re.compile(r"^(?:\S+\s+){2,}(?:if|unless)\s+\S"
+                              r"|[\u4e00-\u9fff]{2,}的话[\u4e00-\u9fff]{2,}|(?:要是|如果|万一).{1,30}?[就才便]", re.I)
 _REPORT = re.compile(
     # (Not the speaker's own discourse markers built on 说/讲: 说来奇怪, 说实话, 老实说, 说真的, 讲真.)
     r"(?<!老实)(?<!坦白)(?<!实话)(?<!话)(?:总|老|常|经常|一直|也|都|还)?(?:说|讲|告诉我|觉得|认为|以为|提到|表示|声称|嘱咐|叮嘱|要求我)"
@@ -92,6 +98,11 @@ _SELF_REPORT = re.compile(r"^我(?:刚才|之前|早就|已经|不是)?(?:说|�
                           r"|^(?:我)?(?:先|再)?(?:跟|和|给|同|对|向)(?:你|您)(?:说|讲|汇报|报告|更新)|^(?:我)?(?:先|再)?告诉(?:你|您)"
                           r"|^(?:let\s+me|i\s+(?:have|need|want|should|must|gotta)\s+(?:to\s+)?)(?:tell|update|inform)\s+you\b"
                           r"|^(?:just\s+)?(?:to\s+)?let(?:ting)?\s+you\s+know\b", re.I)
+
+# The user's own words named as a thing ("forget 我刚才说的那个数字", "delete what I said about
+# Marco"): no one else's speech is reported.
+_OWN_WORDS = re.compile(r"我(?:刚才|刚刚|之前|上次|前面|早先)?(?:说|讲|提到)(?:过)?的|\bwhat\s+i\s+(?:just\s+)?(?:said|told\s+you|mentioned)\b",
+                        re.I)
 
 # -- whose clause it is -----------------------------------------------------------------------------
 # People a user talks about: kin, partners, friends, colleagues (a family of nouns, not a phrase list).
@@ -233,7 +244,7 @@ def _act(core: str, whole: str, meter: Meter) -> str:
         return "request"
     if meter.scan(_QUESTION_ZH, core) or meter.scan(_QUESTION_EN, core):
         return "question"
-    if meter.scan(_REPORT, core) and not meter.scan(_SELF_REPORT, core):
+    if meter.scan(_REPORT, _OWN_WORDS.sub(" ", core)) and not meter.scan(_SELF_REPORT, core):
         return "report"
     return "statement"
 
@@ -261,8 +272,10 @@ def _sentence_wide(clauses: list[Clause], sentence: str, terminator: str, meter:
     # subtle: "如果明天下雨，我就不去了" — the consequence is as hypothetical as the condition.
     supposes = [bool(meter.scan(_CONDITIONAL, c.core)) for c in clauses]
     # A condition put to the listener ("…, in case you need it", "…, if you're ever picking a
-    # place", "你要是需要的话") supposes only itself: what the speaker said beside it stays said.
-    for_you = [holds and bool(meter.scan(_FOR_YOU, c.core, "match")) for c, holds in zip(clauses, supposes)]
+    # place", "你要是需要的话") or bound in its clause to its own consequence ("…, she'd kill me if
+    # it got out") supposes only itself: what the speaker said beside it stays said.
+    for_you = [holds and bool(meter.scan(_FOR_YOU, c.core, "match") or meter.scan(_BOUND_CONDITION, c.core))
+               for c, holds in zip(clauses, supposes)]
     if any(supposes) and not all(supposes) and all(y for y, h in zip(for_you, supposes) if h):
         return [_with(c, "conditional", flags=c.flags | {"condition"}) if holds else c for c, holds in zip(clauses, supposes)]
     if any(supposes):  # the clause that holds the condition is marked: "condition"
