@@ -61,6 +61,9 @@ def test_what_counts_as_only_supposing():
     assert supposes("we'd get a dog if the landlord allowed it") == ("hypothetical",)  # one clause, all supposed
     assert supposes("I love Thai food, if you're ever picking a place") == ()
     assert supposes("I moved to Lyon") == ()
+    assert supposes("say hypothetically I won $30k, what would you buy?") == ("hypothetical",)
+    # a bound condition beside the user's story supposes only itself: the story stays
+    assert supposes("I rent in Leith, my landlord would freak out if I got a dog") == ()
 
 
 def test_a_number_grouped_by_commas_is_one_clause():

@@ -18,6 +18,7 @@ def facts(text):
     ("是不是周五来着", "question"), ("我用的是什么手机", "question"), ("你还记得我住哪", "question"),
     ("didn't you say 5 o'clock", "question"), ("what laptop do I use", "question"),
     ("如果我吃素的话", "conditional"), ("要是明天下雨我就不去", "conditional"), ("if I were vegan I'd skip this", "conditional"),
+    ("say hypothetically I had $40k to invest", "conditional"), ("hypothetically we move to Porto next year", "conditional"),
     ("我妈总说我不吃辣", "report"), ("my friend says I love cats", "report"), ("听说我对猫过敏", "report"),
     ("请帮我订个会议室", "request"), ("can you book a table", "request"),
     ("我不吃香菜", "statement"),
