@@ -46,14 +46,14 @@ def test_demo_output_in_the_readme_is_what_the_demo_prints(tmp_path):
 
 def test_ci_runs_the_readmes_install_and_test_lines_in_a_fresh_virtualenv():
     """Stage 1 of .ci/run reads its two commands out of the README (so they cannot drift apart)
-    and runs them in a new virtualenv; stage 2 runs everything with --full."""
+    and runs them in a new virtualenv; stage 2 runs everything with --full, on two workers."""
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     picks = [line for line in ci.splitlines() if line.startswith(("INSTALL=", "TEST="))]
     extracted = subprocess.run(["bash", "-c", "\n".join(picks + ['printf "%s\\n%s" "$INSTALL" "$TEST"'])],
                                cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert extracted.splitlines() == ['pip install -e ".[test]"', "python -m pytest"]
     assert "python3 -m venv" in ci and 'eval "$INSTALL"' in ci and 'eval "$TEST"' in ci
-    assert "python -m pytest --full" in ci.splitlines()
+    assert "python -m pytest --full -n 2" in ci.splitlines()  # every test, on two workers
 
 
 def test_the_readme_is_a_quick_start_and_links_every_page_of_the_manual():
