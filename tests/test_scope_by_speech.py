@@ -94,3 +94,31 @@ def test_a_fact_about_the_user_said_inside_a_task_is_the_users():
     memory.start_task("u", "menu")
     memory.add(Message("user", "I'm allergic to walnuts", "u", task_id="menu"))
     assert "walnuts" in memory.build_context("any snack ideas without walnuts", "u", task_id="party", top_k=5)
+
+
+@pytest.mark.parametrize("text, lasting", [
+    ("oh and I can't have shellfish, that's for always, not just this menu", True),
+    ("keep the code comments in English in all my projects", True),
+    ("不只是这个任务，以后写代码都用英文注释", True),
+    ("所有任务里都别用缩写", True),
+    ("for this menu skip the shellfish", False),
+    ("这个任务里注释都用英文", False),
+    ("the soup was not bad at all", False),
+    ("a good idea for all recipes", False),            # says something of recipes, not of where it holds
+    ("I quit for good reason", False),
+])
+def test_a_message_said_to_hold_beyond_its_task(text, lasting):
+    from v2_memory.governance.scope import spoken_lasting
+    assert spoken_lasting(text) is lasting
+
+
+def test_what_is_said_to_hold_beyond_the_task_reaches_the_next_task_and_the_rest_stays():
+    memory = MemoryManager(store_path=None, window_size=2)
+    memory.start_task("u", "menu")
+    memory.add(Message("user", "for this menu use cups, my scale is broken", "u", task_id="menu"))
+    lasting = memory.add(Message("user", "btw no sesame for me, that's for always, not just this menu", "u", task_id="menu"))
+    memory.add(Message("user", "ok let's do a thai curry", "u", task_id="menu"))
+    memory.finish_task("u", "menu")
+    assert "lasting_by_speech" in lasting.reasons
+    context = memory.build_context("plan a snack platter for the party", "u", task_id="party", top_k=5)
+    assert "sesame" in context and "cups" not in context and "thai curry" not in context

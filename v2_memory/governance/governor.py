@@ -132,7 +132,7 @@ class Governor:
                              plan.reasons + reasons, tuple(f.to_dict() for f in plan.sensitive),
                              fact_dicts[0] if fact_dicts else None, supersedes, fact_dicts, question, revoked)
         shown = replace(message, content=plan.window_text)
-        if plan.claims and message.task_id is not None and message.domain is None:  # the user's, not the task's
+        if (plan.claims or plan.lasting) and message.task_id is not None and message.domain is None:  # the user's, not the task's
             shown = replace(shown, metadata={**(message.metadata or {}), "about_user": True})
         return result, shown
 
@@ -216,8 +216,8 @@ class Governor:
             fields["read_by"] = plan.read_by  # which engine read its sentences: explain shows it with the record
             if plan.asks:
                 fields["asks"] = True  # a later answer looks for it (``answers.py``)
-            if plan.claims and message.task_id is not None:
-                fields["about_user"] = True  # it says something about the user: not bound to its task
+            if (plan.claims or plan.lasting) and message.task_id is not None:
+                fields["about_user"] = True  # about the user, or said to hold beyond the task: not bound to it
         record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)
         key = scope_key(message.user_id, message.tenant_id)
         if self.policy.enabled:

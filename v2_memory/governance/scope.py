@@ -21,6 +21,15 @@ never scoped by "now" alone: "I live in Berlin now" is an update, not a session 
     >>> spoken_scope("I moved to Valencia now") is None
     True
 
+A user may also say that a message holds beyond the task it is said in: "btw I'm gluten free,
+that's for always, not just this cake", "in all my projects use tabs", "不只是这个任务，以后写代码
+都用英文注释" (``spoken_lasting``): it is the user's, as a fact about the user is.
+
+    >>> spoken_lasting("use grams, and that's for always, not just this recipe")
+    True
+    >>> spoken_lasting("for this recipe use grams")
+    False
+
 The task boundary holds whatever the caller set: a message written inside a task (``task_id``
 given, no domain) is that task's, so a read in *another* task never sees it, and a finished task's
 messages leave the running story of reads in other tasks (``task_bound``). A message that
@@ -32,7 +41,7 @@ import re
 from datetime import timedelta
 from typing import Any
 
-__all__ = ["spoken_scope", "task_bound", "CONVERSATION_GAP"]
+__all__ = ["spoken_scope", "spoken_lasting", "task_bound", "CONVERSATION_GAP"]
 
 # A pause this long ends a conversation: what came before it is history (``track_view.py``), and a
 # decision settles only what the same conversation weighed (``decisions.py``).
@@ -72,6 +81,21 @@ def spoken_scope(text: str, *, states_facts: bool = False) -> str | None:
     if not states_facts and (_PASSING_EN.search(head) or _PASSING_ZH.search(head)):
         return "session"
     return None
+
+
+# Said to hold beyond the task or the chat it is said in: set against "this" one ("not just this
+# cake", "不只是这个任务"), or said of them all ("for always", "in all my projects", "in every
+# task", "所有任务"); not "for all recipes", which may say something of recipes.
+_LASTING_EN = re.compile(r"\bnot\s{1,3}(?:just|only)\s{1,3}(?:for\s{1,3}|in\s{1,3}|during\s{1,3})?(?:this|today'?s|the\s{1,3}current)\b"
+                         r"|\bfor\s{1,3}always\b|\b(?:in|for|across|on)\s{1,3}(?:all\s{1,3}(?:of\s{1,3})?my|every|any)\s{1,3}"
+                         r"(?:tasks?|projects?|chats?|sessions?|conversations?|recipes?|trips?)\b", re.I)
+_LASTING_ZH = re.compile(r"不(?:只|仅|光|止)(?:是|限于|在)?(?:这|本|今天|这次|这回)|(?:所有|每个|任何|哪个)(?:的)?(?:任务|项目|对话|会话|聊天)|长期有效")
+
+
+def spoken_lasting(text: str) -> bool:
+    """Whether the message says it holds beyond the task or chat it is said in (reads at most ``LIMIT``)."""
+    head = text[:LIMIT]
+    return bool(_LASTING_EN.search(head) or _LASTING_ZH.search(head))
 
 
 def task_bound(record: dict[str, Any]) -> bool:

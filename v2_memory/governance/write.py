@@ -22,7 +22,7 @@ from .judge import Judge, read_message_facts
 from .persona import Declaration
 from .policy import default_source, is_trusted, not_embedded_reason
 from .revocation import Revocation, detect_revocations
-from .scope import spoken_scope
+from .scope import spoken_lasting, spoken_scope
 from ..text.instructions import find_instruction
 from ..text.sensitive import SENSITIVE_POLICIES, SensitiveFinding, find_sensitive, redact
 
@@ -56,6 +56,7 @@ class WritePlan:
     read_by: str = "rules"  # which engine read the sentences: rules | judge
     affirmation: bool = False  # "OK" / "对": a reply that may confirm the previous message's facts
     scope: str | None = None  # "session" / "task" when the user said the message holds only there
+    lasting: bool = False  # said inside a task to hold beyond it ("not just this cake"): the user's, not the task's
     revocations: tuple[Revocation, ...] = ()  # "forget what I told you about …": what it takes back is found on write
     quoted: bool = False  # it instructs the assistant: stored, but only ever recalled as quoted words
     asks: bool = False  # the user asks something in it: a later answer supersedes the question (``answers.py``)
@@ -127,6 +128,10 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         scope = None
     if scope is not None:
         reasons.append(f"scoped_by_speech:{scope}")
+    # "…, that's for always, not just this cake": inside a task, the user's, not the task's.
+    lasting = scope is None and is_user and message.task_id is not None and message.domain is None and spoken_lasting(content)
+    if lasting:
+        reasons.append("lasting_by_speech")
     if claims:
         reasons.append("persona_fact_pending")
     if correction:
@@ -140,6 +145,6 @@ def plan_write(message: Message, *, sensitive_policy: str = "redact", rates: Dec
         declaration=claims[0].declaration if claims else None, correction=correction,
         identifiers=() if instruction else tuple(extract_identifiers(window_text)), claims=claims,
         read_by=reading.engine if reading else "rules", affirmation=is_user and is_affirmation(window_text),
-        revocations=revocations, scope=scope, quoted=instruction is not None,
+        revocations=revocations, scope=scope, lasting=lasting, quoted=instruction is not None,
         asks=is_user and bool(question_clauses(window_text)),
     )
