@@ -106,6 +106,7 @@ def test_a_fact_about_the_user_said_inside_a_task_is_the_users():
     ("the soup was not bad at all", False),
     ("a good idea for all recipes", False),            # says something of recipes, not of where it holds
     ("I quit for good reason", False),
+    ("哪个项目先做比较好", False),                      # a question about projects, not where it holds
 ])
 def test_a_message_said_to_hold_beyond_its_task(text, lasting):
     from v2_memory.governance.scope import spoken_lasting

@@ -89,7 +89,7 @@ def spoken_scope(text: str, *, states_facts: bool = False) -> str | None:
 _LASTING_EN = re.compile(r"\bnot\s{1,3}(?:just|only)\s{1,3}(?:for\s{1,3}|in\s{1,3}|during\s{1,3})?(?:this|today'?s|the\s{1,3}current)\b"
                          r"|\bfor\s{1,3}always\b|\b(?:in|for|across|on)\s{1,3}(?:all\s{1,3}(?:of\s{1,3})?my|every|any)\s{1,3}"
                          r"(?:tasks?|projects?|chats?|sessions?|conversations?|recipes?|trips?)\b", re.I)
-_LASTING_ZH = re.compile(r"不(?:只|仅|光|止)(?:是|限于|在)?(?:这|本|今天|这次|这回)|(?:所有|每个|任何|哪个)(?:的)?(?:任务|项目|对话|会话|聊天)|长期有效")
+_LASTING_ZH = re.compile(r"不(?:只|仅|光|止)(?:是|限于|在)?(?:这|本|今天|这次|这回)|(?:所有|每个|任何)(?:的)?(?:任务|项目|对话|会话|聊天)|长期有效")
 
 
 def spoken_lasting(text: str) -> bool:
