@@ -126,6 +126,27 @@ def test_of_earlier_conversations_the_summary_keeps_what_the_read_is_about_and_t
         assert "smoked fish" not in context and "passport" in context
 
 
+def test_when_an_earlier_snippet_shares_two_words_with_the_query_fewer_asides_come_with_it(clock):
+    from v2_memory.governance.track_view import FOUND_SNIPPETS
+
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _days(memory, clock, ["the book club picked Middlemarch for May, we meet at Priya's"] + _ASIDES[:8])
+        entries = memory.explain("what is the book club reading, and where do we meet?", "kai").summary
+        shown = [e.record_id for e in entries if e.shown]
+        assert 1 in shown and len([r for r in shown if r != 1]) <= FOUND_SNIPPETS
+        context = memory.build_context("what is the book club reading, and where do we meet?", "kai")
+        assert "Middlemarch" in context and "smoked fish" not in context
+
+
+def test_a_snippet_sharing_one_word_does_not_cut_the_asides_that_may_hold_the_answer(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _days(memory, clock, ["parked in the airport garage, level P4, spot 118"] + _ASIDES[:3]
+              + ["watched a silly film on the plane"] + _ASIDES[3:5])
+        # "plane" is one shared word: the fact that shares none stays among the newest asides
+        context = memory.build_context("just landed, where did I leave the car? I was on the plane all day", "kai")
+        assert "level P4" in context
+
+
 def test_what_only_asks_goes_before_what_states_something(clock):
     with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
         _days(memory, clock, ["I teach chemistry at a night school"] + [f"write me a limerick about item {n}" for n in range(8)]

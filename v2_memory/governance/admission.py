@@ -293,6 +293,11 @@ def shares_content(read: ReadContext, record: dict[str, Any]) -> bool:
     return not (read.query_terms - FUNCTION_BIGRAMS).isdisjoint(read.reading("terms", indexed_text(record), _term_set))
 
 
+def shared_content(read: ReadContext, record: dict[str, Any]) -> frozenset[str]:
+    """The content words the record (its indexed text) has in common with the query."""
+    return (read.query_terms - FUNCTION_BIGRAMS) & read.reading("terms", indexed_text(record), _term_set)
+
+
 def _term_set(text: str) -> frozenset[str]:
     return frozenset(analyze(text))
 

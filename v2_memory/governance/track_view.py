@@ -7,8 +7,9 @@ model output never enters the summary (``summary_view.py`` judges what the summa
 And the window is the conversation going on: after a pause of ``CONVERSATION_GAP`` its earlier
 turns are history, which a read's summary covers instead (``conversation_start``). The summary
 recaps the conversation in progress whole; of the conversations before the last pause it keeps
-what shares content words with the read's query, then the newest ``EARLIER_SNIPPETS`` others,
-statements before mere requests (reason ``earlier_conversation`` for the rest).
+what shares content words with the read's query, then the newest ``EARLIER_SNIPPETS`` others
+(``FOUND_SNIPPETS`` when one snippet shares two of the query's words: the read found what it asks
+about), statements before mere requests (reason ``earlier_conversation`` for the rest).
 
 What the user tells of someone else and then sets their own against ("my coworker is allergic to
 cats" — "I'm allergic to penicillin myself"; "我妈让我考公" — "我自己打算做运营") is the other
@@ -29,14 +30,14 @@ from ..text.analyzer import FUNCTION_BIGRAMS, analyze
 from ..text.memo import UserMemo
 from ..text.segmenter import READ_LIMIT, read_message
 from ..tracks.summarizer import asks_only
-from .admission import ReadContext, shares_content
+from .admission import ReadContext, shared_content, shares_content
 from .identifiers import look_alike
 from .router import Route
 from .scope import CONVERSATION_GAP
 from .state import StateTracker
 from .summary_view import SummaryEntry, judge_summary
 
-__all__ = ["TrackView", "SUMMARY_HORIZON", "CONVERSATION_GAP", "EARLIER_SNIPPETS"]
+__all__ = ["TrackView", "SUMMARY_HORIZON", "CONVERSATION_GAP", "EARLIER_SNIPPETS", "FOUND_SNIPPETS"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 
@@ -170,19 +171,29 @@ class TrackView:
 
 
 EARLIER_SNIPPETS = 6  # of the conversations before the last pause, a summary shows this many besides the relevant ones
+# ... and this many when one of the relevant ones shares FOUND_WORDS content words with the query
+# or more: the read found what it asks about, and the rest is likelier noise than a missing piece.
+FOUND_SNIPPETS = 2
+FOUND_WORDS = 2
 
 
 def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]], began: datetime, read: ReadContext,
                   replaced_by: Callable[[list[Any]], dict[int, list[int]]], store: Any) -> list[SummaryEntry]:
     """The conversation in progress is recapped whole; of those before it, the summary shows what
     shares content words with the query — or replaced what does ("加到75微克" for "一天50微克",
-    asked "一天吃多少") — and the newest ``EARLIER_SNIPPETS`` others."""
+    asked "一天吃多少") — and the newest ``EARLIER_SNIPPETS`` others, or ``FOUND_SNIPPETS`` when
+    one of them shares ``FOUND_WORDS`` words with the query ("book club" for "what are we reading
+    for book club?"): a fact that shares no word ("parked at level P4" for "where did I leave the
+    car?") is kept by the first count, and a snippet sharing one word ("on the plane") sets no
+    second."""
     def relevant(record_id: int | None) -> bool:
         return bool(read.query_terms) and record_id in records and shares_content(read, records[record_id])  # type: ignore[index]
 
     earlier = [i for i, e in enumerate(entries) if e.shown and _written_before(records.get(e.record_id), began)]
     others = [i for i in earlier if not relevant(entries[i].record_id)]
-    if len(others) > EARLIER_SNIPPETS and read.query_terms:
+    found = any(len(shared_content(read, records[entries[i].record_id])) >= FOUND_WORDS for i in earlier if i not in others)
+    keep = FOUND_SNIPPETS if found else EARLIER_SNIPPETS
+    if len(others) > keep and read.query_terms:
         # A snippet that replaced a relevant memory is relevant: the memory left the summary when
         # it was superseded, its successor says what holds now.
         replaced = replaced_by([entries[i].record_id for i in others])
@@ -192,7 +203,7 @@ def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]
             others = [i for i in others if entries[i].record_id not in successors]
     # What states something before what only asks (a one-off "write me a haiku"), newest first.
     ranked = sorted(others, key=lambda i: (read.reading("asks", records[entries[i].record_id]["content"][:READ_LIMIT], asks_only), -i))
-    dropped = set(ranked[EARLIER_SNIPPETS:])
+    dropped = set(ranked[keep:])
     return [SummaryEntry(e.record_id, False, e.reasons + ("earlier_conversation",), e.notes) if i in dropped else e
             for i, e in enumerate(entries)]
 
