@@ -116,26 +116,42 @@ def test_of_earlier_conversations_the_summary_keeps_what_the_read_is_about_and_t
 
     with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
         _days(memory, clock, ["my passport number ends in 4471 and it expires in June"] + _ASIDES)
-        entries = memory.explain("when does my passport expire?", "kai").summary
+        entries = memory.explain("do I need to renew my passport soon?", "kai").summary
         left_out = [e.record_id for e in entries if "earlier_conversation" in e.reasons]
         shown = [e.record_id for e in entries if e.shown]
         assert 1 in shown  # about the read: kept however old
         assert left_out and max(left_out) < min(r for r in shown if r != 1)  # the oldest asides go first
         assert len([r for r in shown if r != 1]) <= EARLIER_SNIPPETS
-        context = memory.build_context("when does my passport expire?", "kai")
+        context = memory.build_context("do I need to renew my passport soon?", "kai")
         assert "smoked fish" not in context and "passport" in context
 
 
-def test_when_an_earlier_snippet_shares_two_words_with_the_query_fewer_asides_come_with_it(clock):
-    from v2_memory.governance.track_view import FOUND_SNIPPETS
-
+def test_when_an_earlier_snippet_shares_two_words_other_conversations_stay_out(clock):
     with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
-        _days(memory, clock, ["the book club picked Middlemarch for May, we meet at Priya's"] + _ASIDES[:8])
-        entries = memory.explain("what is the book club reading, and where do we meet?", "kai").summary
-        shown = [e.record_id for e in entries if e.shown]
-        assert 1 in shown and len([r for r in shown if r != 1]) <= FOUND_SNIPPETS
-        context = memory.build_context("what is the book club reading, and where do we meet?", "kai")
-        assert "Middlemarch" in context and "smoked fish" not in context
+        _days(memory, clock, ["the book club picked Middlemarch for May, we meet at Priya's"] + _ASIDES[:4]
+              + ["my niece's class is reading Matilda this term"] + _ASIDES[4:7])
+        query = "what is the book club reading, and where do we meet?"
+        entries = memory.explain(query, "kai").summary
+        assert [e.record_id for e in entries if e.shown] == [1]  # "reading" alone, another day: not what is asked
+        context = memory.build_context(query, "kai")
+        assert "Middlemarch" in context and "Matilda" not in context and "smoked fish" not in context
+
+
+def test_the_exchange_after_what_the_read_found_comes_with_it(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _chat(memory, clock, ("user", "my sister's wedding is in Porto, I need a hotel for three nights"),
+              ("assistant", "Would the Ribeira area suit you, near the river?"),
+              ("user", "too touristy for me, somewhere quiet in Foz"),  # answers the question: part of the exchange
+              ("assistant", "Casa da Foz is small and quiet, about 90 euros a night."),
+              ("user", "yes, that one"),  # takes it up: the suggestion is verified
+              ("user", "my cousin started a pottery class, she loves it"))  # a new topic
+        clock.advance(hours=30)
+        _chat(memory, clock, ("user", "the gym reopened after the repairs"))
+        clock.advance(hours=30)
+        _chat(memory, clock, ("user", "what is a good podcast about history?"), ("assistant", "Try 'The Rest Is History'."))
+        context = memory.build_context("which hotel did we settle on for my sister's wedding?", "kai")
+        assert "quiet in Foz" in context and "Casa da Foz" in context
+        assert "pottery" not in context and "gym reopened" not in context
 
 
 def test_a_snippet_sharing_one_word_does_not_cut_the_asides_that_may_hold_the_answer(clock):
@@ -172,3 +188,14 @@ def test_a_memory_line_is_not_repeated_in_the_summary(clock):
         lines = memory.build_context("when is the boiler service?", "kai").splitlines()
         assert [line for line in lines if "boiler" in line] == ["memory(" + lines[-1].split("(", 1)[1]]
         assert lines[0] == "summary: [1 earlier message] user: I started pottery classes"
+
+
+def test_a_message_pointing_back_at_what_the_read_found_comes_with_it(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _chat(memory, clock, ("user", "和房东约了周六上午看房"), ("assistant", "好的。"),
+              ("user", "他说小区东门进，3号楼"), ("assistant", "记下了。"),  # "他": the landlord
+              ("user", "今天的咖啡太苦了"))  # a new topic
+        clock.advance(hours=30)
+        _chat(memory, clock, ("user", "晚上吃什么好"), ("assistant", "面条吧。"))
+        context = memory.build_context("跟房东看房是什么时候，在哪", "kai")
+        assert "3号楼" in context and "咖啡" not in context

@@ -173,3 +173,28 @@ def test_taking_up_what_the_assistant_proposed_after_a_statement(text, answer):
 ])
 def test_committing_to_what_the_assistant_proposed_takes_it_up(text, answer):
     assert reply_to(text, asked=False) == answer
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("yes that matches the letter from the clinic", "accept"),  # a yes, then why it is so
+    ("yeah, same as on my boarding pass", "accept"),
+    ("没错就是下周三", "accept"),
+    ("对的，跟合同上写的一样", "accept"),
+    ("yes and also add oat milk", None),                        # a yes leading something new
+    ("yeah could you remind me tomorrow", None),
+    ("yeah no clue honestly", None),
+    ("yes it isn't that one", None),
+    ("对了，我下周出差", None),                                   # by the way: no yes at all
+])
+def test_a_yes_that_goes_on_saying_so_vouches(text, answer):
+    assert reply_to(text) == answer
+
+
+def test_a_yes_with_its_reason_verifies_the_statement(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        memory.add(Message("user", "the scan says I'm 12 weeks along", "mia"))
+        memory.add(Message("assistant", "That puts your due date around the 24th of October.", "mia"))
+        memory.add(Message("user", "yes that's what the midwife said as well", "mia"))
+        memory.add(Message("user", "ok, something else", "mia"))
+        clock.advance(days=3)
+        assert "24th of October" in memory.build_context("when is my due date?", "mia")

@@ -104,13 +104,15 @@ class Governor:
         # session (or task) is there to hold it.
         if plan.scope is not None and message.domain is None and getattr(message, f"{plan.scope}_id") is not None:
             message = replace(message, domain=plan.scope)
-        record_id = self._store(message, plan) if plan.embed else None  # may refuse: nothing changed yet
-        if message.session_id is not None:
-            self.state.touch_session(scope, message.session_id)
         # The conversation this message continues: the window's turns of its session and task.
         # A pointer, a pronoun or a "yes" reaches back only that far, never into another session.
         here = [turn for turn in recent if (turn[1].session_id, turn[1].task_id) == (message.session_id, message.task_id)]
         before = here[-1] if here and here[-1] is recent[-1] else None  # the turn just before this one
+        # Whether the assistant's turn just before asked or offered something, which this message answers.
+        asked = self.policy.enabled and before is not None and before[1].role == "assistant" and asks(before[1].content)
+        record_id = self._store(message, plan, replies=asked) if plan.embed else None  # may refuse: nothing changed yet
+        if message.session_id is not None:
+            self.state.touch_session(scope, message.session_id)
         mine = [rid for rid, said in reversed(here) if rid is not None and said.role == "user"]
         # Governance reads what is kept: never words the user asked not to store ("don't store this: …").
         read = replace(message, content=plan.window_text)
@@ -121,7 +123,7 @@ class Governor:
         across = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user" and said.task_id == message.task_id]
         previous = next((rid for rid, said in reversed(here) if said.role == "user"), None)  # the user's last turn
         supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking, across, previous)
-        reasons += self._answer(read, plan, record_id, before)
+        reasons += self._answer(read, plan, record_id, before, asked)
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
@@ -137,13 +139,13 @@ class Governor:
         return result, shown
 
     def _answer(self, message: Message, plan: WritePlan, record_id: int | None,
-                last: tuple[int | None, Message] | None) -> tuple[str, ...]:
+                last: tuple[int | None, Message] | None, asked: bool) -> tuple[str, ...]:
         """The user's reply to the assistant message right before it (``reply.py``): a yes
         verifies it, a no supersedes it. Only the user's own words, never the model's."""
         if (not self.policy.enabled or plan.source != "user_input" or plan.quoted or last is None
                 or last[0] is None or last[1].role != "assistant"):
             return ()
-        answer = reply_to(message.content, asked=asks(last[1].content), offer=last[1].content)
+        answer = reply_to(message.content, asked=asked, offer=last[1].content)
         if answer == "accept" and self.ledger.verify(last[0]):
             return ("verified_previous_reply",)
         if answer == "deny" and record_id is not None:
@@ -205,7 +207,7 @@ class Governor:
         return WritePlan(source=source, verified=True, base_weight=1.0, stored_text=message.content,
                          window_text=message.content, embed=True, isolated=False, reasons=("article_mode",))
 
-    def _store(self, message: Message, plan: WritePlan) -> int:
+    def _store(self, message: Message, plan: WritePlan, *, replies: bool = False) -> int:
         fields: dict[str, Any] = {"created_at": _iso(message), "source": plan.source}
         for name in ("domain", "session_id", "task_id"):
             if getattr(message, name) is not None:
@@ -216,6 +218,8 @@ class Governor:
             fields["read_by"] = plan.read_by  # which engine read its sentences: explain shows it with the record
             if plan.asks:
                 fields["asks"] = True  # a later answer looks for it (``answers.py``)
+            if replies:
+                fields["replies"] = True  # answers the assistant's question: the summary keeps it with its exchange
             if (plan.claims or plan.lasting) and message.task_id is not None:
                 fields["about_user"] = True  # about the user, or said to hold beyond the task: not bound to it
         record = self.store.add(message.user_id, message.role, plan.stored_text, tenant_id=message.tenant_id, **fields)

@@ -70,8 +70,10 @@ def reply_to(text: str, *, asked: bool = False, offer: str = "") -> str | None:
         return None
     first = clauses[0]
     sentence = [c for c in clauses if c.sentence == first.sentence]
+    vouches = _VOUCH.match(first.text.strip())
     # subtle: "correct" alone reads as a tag question to the segmenter; only a "?" makes it one here.
-    if first.act in ("conditional", "report") or "?" in text[first.start:sentence[-1].end + 1] or "？" in text[first.start:sentence[-1].end + 1]:
+    if (first.act == "conditional" or (first.act == "report" and not vouches)
+            or "?" in text[first.start:sentence[-1].end + 1] or "？" in text[first.start:sentence[-1].end + 1]):
         return None
     if _NO.match(first.text.strip()) and not _NOT_NO.match(first.text.strip()):
         return "deny"
@@ -82,6 +84,8 @@ def reply_to(text: str, *, asked: bool = False, offer: str = "") -> str | None:
             return "accept"
     if any(_TAKE_UP.search(c.core) for c in sentence) and not any(_NEGATED.search(c.core) for c in sentence):
         return "accept"  # not "please don't book that", "这个方案不行，别加到计划里"
+    if vouches and not _NEGATED.search(first.text.strip()[vouches.end():]):
+        return "accept"  # a yes that says it is so, then why: "yes that's what the OB said too", "没错就是周六"
     if asked and _echoes(first.core, offer):
         return "accept"
     return None
@@ -101,6 +105,12 @@ def _echoes(reply: str, offer: str) -> bool:
     return any(form in offer[-LIMIT:] for form in (f"{verb}吗", f"要不要{verb}", f"{verb}不{verb}", f"{verb}不{verb[-1]}"))
 
 
+# A yes that vouches for what was said and goes on saying so ("yes that's what the OB said too",
+# "yep, matches my ticket", "没错就是周六") — not a yes leading something new ("yes and also add milk",
+# "yeah can you book it", "yeah no idea") nor "对了" (by the way).
+_VOUCH = re.compile(r"^(?:yes|yep|yeah|yup|exactly|correct|absolutely|indeed)\b[\s,.!]{0,4}"
+                    r"(?!(?:and|but|so|also|can|could|would|will|please|pls|let'?s|maybe|wait|hmm|um|no|not|nah|actually)\b)(?=\w)"
+                    r"|^(?:没错|是的|对的|对对|就是)(?!了)", re.I)
 _BUT = re.compile(r"\b(?:but|though|however|except)\b|不过|但是|但|可是|只是", re.I)
 _NEGATED = re.compile(r"\b(?:\w{1,12}n['’]t|(?:do|did|does|ca|wo|have|has|is|was)nt|do\s{1,3}not|did\s{1,3}not|cannot|not|never|no)\b"
                       r"|别|不|没|甭", re.I)

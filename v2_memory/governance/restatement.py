@@ -38,12 +38,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..text.segmenter import read_message
+from ..text.segmenter import READ_LIMIT, read_message
 from .conflicts import Target, terms_of
 from .corrections import kind_pattern, kind_values, value_kinds
 from .identifiers import extract_identifiers
 
-__all__ = ["Restated", "restated_clauses", "restatement_target", "amounts", "KINDS", "AMOUNT"]
+__all__ = ["Restated", "restated_clauses", "restatement_target", "amounts", "points_back", "KINDS", "AMOUNT"]
 
 KINDS = frozenset({"time", "date", "day"})  # values that say when: one per plan, so a new one replaces it
 # Words that say that a thing changed or happens, not which thing it is.
@@ -169,6 +169,18 @@ def _classes(values: Iterable[str]) -> set[str]:
 
 _PRONOUN = re.compile(r"\b(?:he|she|they|it|his|her|their|its)(?:'(?:ll|s|re|d))?\b|他们|她们|他|她|它|对方|那边|人家", re.I)
 POINTER_REACH = 3  # the user's latest messages in the window a pronoun may point back to
+
+
+def points_back(text: str) -> bool:
+    """Whether ``text`` opens by naming someone or something with a pronoun, pointing back at what
+    was said before it ("I'm planning his birthday party", "对了，她下周三到") — in its first clause:
+    "my cousin took up pottery, she loves it" names its own.
+
+        >>> points_back("I'm planning his birthday party"), points_back("my cousin took up pottery, she loves it")
+        (True, False)
+    """
+    clauses = read_message(text[:READ_LIMIT])
+    return bool(clauses) and _PRONOUN.search(clauses[0].text) is not None
 
 
 _CHANGED = re.compile(r"\b(?:changed\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?|now|instead|anymore|any\s{1,3}more|in\s{1,3}the\s{1,3}end|changed|moved|pushed|rescheduled|postponed|"

@@ -7,9 +7,10 @@ model output never enters the summary (``summary_view.py`` judges what the summa
 And the window is the conversation going on: after a pause of ``CONVERSATION_GAP`` its earlier
 turns are history, which a read's summary covers instead (``conversation_start``). The summary
 recaps the conversation in progress whole; of the conversations before the last pause it keeps
-what shares content words with the read's query, then the newest ``EARLIER_SNIPPETS`` others
-(``FOUND_SNIPPETS`` when one snippet shares two of the query's words: the read found what it asks
-about), statements before mere requests (reason ``earlier_conversation`` for the rest).
+what shares content words with the read's query, then the newest ``EARLIER_SNIPPETS`` others,
+statements before mere requests — or, when a snippet shares two of the query's words (the read
+found what it asks about), that snippet's exchange and nothing else of other conversations but
+what shares as many (reason ``earlier_conversation`` for the rest).
 
 What the user tells of someone else and then sets their own against ("my coworker is allergic to
 cats" — "I'm allergic to penicillin myself"; "我妈让我考公" — "我自己打算做运营") is the other
@@ -32,12 +33,14 @@ from ..text.segmenter import READ_LIMIT, read_message
 from ..tracks.summarizer import asks_only
 from .admission import ReadContext, shared_content, shares_content
 from .identifiers import look_alike
+from .reply import reply_to
+from .restatement import points_back
 from .router import Route
 from .scope import CONVERSATION_GAP
 from .state import StateTracker
 from .summary_view import SummaryEntry, judge_summary
 
-__all__ = ["TrackView", "SUMMARY_HORIZON", "CONVERSATION_GAP", "EARLIER_SNIPPETS", "FOUND_SNIPPETS"]
+__all__ = ["TrackView", "SUMMARY_HORIZON", "CONVERSATION_GAP", "EARLIER_SNIPPETS", "FOUND_WORDS", "FOLLOWING"]
 
 Scope = tuple  # (tenant_id or None, user_id)
 
@@ -171,29 +174,48 @@ class TrackView:
 
 
 EARLIER_SNIPPETS = 6  # of the conversations before the last pause, a summary shows this many besides the relevant ones
-# ... and this many when one of the relevant ones shares FOUND_WORDS content words with the query
-# or more: the read found what it asks about, and the rest is likelier noise than a missing piece.
-FOUND_SNIPPETS = 2
+# A snippet sharing FOUND_WORDS content words with the query or more is what the read asks about:
+# then the summary shows it and the FOLLOWING messages after it in its own conversation (the reply
+# that confirmed or corrected it), and of other conversations only what shares as many words.
 FOUND_WORDS = 2
+FOLLOWING = 4
+# What the summary leaves out only as not part of the running story may still be what a read asks about.
+_STORY_REASONS = frozenset({"happening", "hypothetical", "question"})
 
 
 def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]], began: datetime, read: ReadContext,
                   replaced_by: Callable[[list[Any]], dict[int, list[int]]], store: Any) -> list[SummaryEntry]:
-    """The conversation in progress is recapped whole; of those before it, the summary shows what
-    shares content words with the query — or replaced what does ("加到75微克" for "一天50微克",
-    asked "一天吃多少") — and the newest ``EARLIER_SNIPPETS`` others, or ``FOUND_SNIPPETS`` when
-    one of them shares ``FOUND_WORDS`` words with the query ("book club" for "what are we reading
-    for book club?"): a fact that shares no word ("parked at level P4" for "where did I leave the
-    car?") is kept by the first count, and a snippet sharing one word ("on the plane") sets no
-    second."""
-    def relevant(record_id: int | None) -> bool:
-        return bool(read.query_terms) and record_id in records and shares_content(read, records[record_id])  # type: ignore[index]
-
-    earlier = [i for i, e in enumerate(entries) if e.shown and _written_before(records.get(e.record_id), began)]
-    others = [i for i in earlier if not relevant(entries[i].record_id)]
-    found = any(len(shared_content(read, records[entries[i].record_id])) >= FOUND_WORDS for i in earlier if i not in others)
-    keep = FOUND_SNIPPETS if found else EARLIER_SNIPPETS
-    if len(others) > keep and read.query_terms:
+    """The conversation in progress is recapped whole. Of those before it, when a memory shares
+    ``FOUND_WORDS`` words with the query ("book club" for "what are we reading for book club?"),
+    the read found what it asks about: the summary shows that memory's conversation's relevant
+    snippets and the ``FOLLOWING`` messages after it ("不对，周六走" after the trip it corrects), and
+    of other conversations only what shares as many words — not "my kid's class is reading
+    charlotte's web" from another day. Otherwise it shows what shares content words with the query
+    — or replaced what does ("加到75微克" for "一天50微克", asked "一天吃多少") — and the newest
+    ``EARLIER_SNIPPETS`` others: a fact that shares no word ("parked at level P4" for "where did I
+    leave the car?") is kept by that count, and a snippet sharing one word ("on the plane") finds
+    nothing."""
+    if not read.query_terms:
+        return entries
+    before = [i for i, e in enumerate(entries) if _written_before(records.get(e.record_id), began)]
+    shared = {i: len(shared_content(read, records[entries[i].record_id])) for i in before}  # type: ignore[index]
+    conversation = _conversations([records[entries[i].record_id] for i in before])  # type: ignore[index]
+    talk = dict(zip(before, conversation))
+    found = [i for i in before if shared[i] >= FOUND_WORDS and (entries[i].shown or set(entries[i].reasons) <= _STORY_REASONS)]
+    earlier = [i for i in before if entries[i].shown]
+    if found:
+        near = {talk[i] for i in found}
+        at = {i: k for k, i in enumerate(before)}
+        following = {j for i in found for j in before[at[i] + 1:at[i] + 1 + FOLLOWING]
+                     if talk[j] == talk[i] and _answers(records[entries[j].record_id], records[entries[i].record_id], read)}  # type: ignore[index]
+        following |= {j for j in map(lambda i: _pointed_at(i, before[max(0, at[i] - FOLLOWING):at[i]], talk, entries, records, read), found)
+                      if j is not None}
+        others = [i for i in earlier if shared[i] < FOUND_WORDS and i not in following and not (shared[i] and talk[i] in near)]
+        keep = 0
+    else:
+        others = [i for i in earlier if not shared[i]]
+        keep = EARLIER_SNIPPETS
+    if len(others) > keep:
         # A snippet that replaced a relevant memory is relevant: the memory left the summary when
         # it was superseded, its successor says what holds now.
         replaced = replaced_by([entries[i].record_id for i in others])
@@ -206,6 +228,50 @@ def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]
     dropped = set(ranked[keep:])
     return [SummaryEntry(e.record_id, False, e.reasons + ("earlier_conversation",), e.notes) if i in dropped else e
             for i, e in enumerate(entries)]
+
+
+def _answers(record: dict[str, Any], found: dict[str, Any], read: ReadContext) -> bool:
+    """Whether ``record``, said soon after ``found`` in its conversation, carries on that exchange:
+    the assistant's words the user confirmed (only those reach the summary), the user's answer to
+    what the assistant asked or offered ("饶了我吧，十点前别排课" after "早上8点怎么样？"), a yes or no
+    ("不对，周六走", "好，就它了"), a message pointing back at it ("对了，开会地点在他们公司18楼") or
+    sharing a content word with it — not a new topic ("my cousin's band is playing on friday")."""
+    if record.get("role") == "assistant" or record.get("replies"):
+        return True
+    text = record["content"][:READ_LIMIT]
+    if read.reading("reply", text, _reply) is not None or read.reading("points_back", text, points_back):
+        return True
+    return bool((read.reading("terms", text, _terms) & read.reading("terms", found["content"][:READ_LIMIT], _terms)) - FUNCTION_BIGRAMS)
+
+
+def _pointed_at(found: int, earlier: list[int], talk: dict[int, int], entries: list[SummaryEntry],
+                records: dict[int, dict[str, Any]], read: ReadContext) -> int | None:
+    """The user's message just before ``found`` in its conversation, when ``found`` points back
+    at it ("my son is allergic to peanuts" — "I'm planning his birthday party") or shares a
+    content word with it."""
+    mine = [j for j in earlier if talk[j] == talk[found] and records[entries[j].record_id].get("role") == "user"]  # type: ignore[index]
+    if not mine:
+        return None
+    text, prior = records[entries[found].record_id]["content"][:READ_LIMIT], records[entries[mine[-1]].record_id]["content"][:READ_LIMIT]  # type: ignore[index]
+    shared = (read.reading("terms", text, _terms) & read.reading("terms", prior, _terms)) - FUNCTION_BIGRAMS
+    return mine[-1] if shared or read.reading("points_back", text, points_back) else None
+
+
+def _reply(text: str) -> str | None:
+    return reply_to(text, asked=True)
+
+
+def _conversations(records: list[dict[str, Any]]) -> list[int]:
+    """Which conversation each record (in the order written) belongs to: a new one after each pause
+    of ``CONVERSATION_GAP``."""
+    numbers, number, last = [], 0, None
+    for record in records:
+        moment = datetime.fromisoformat(record["created_at"])
+        if last is not None and moment - last >= CONVERSATION_GAP:
+            number += 1
+        numbers.append(number)
+        last = moment
+    return numbers
 
 
 # The user setting their own against what they just told of someone else: "myself", "personally",
