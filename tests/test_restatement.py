@@ -275,3 +275,36 @@ def test_a_call_about_another_thing_changes_nothing():
     memory.add(Message("user", "dentist cleaning on Friday at 2:30", "u"))
     result = memory.add(Message("user", "the vet called, Biscuit's checkup is at 4:00", "u"))
     assert not result.supersedes and "2:30" in _context(memory, "when is the dentist cleaning?")
+
+
+def test_a_change_with_its_thing_left_unsaid_points_back():
+    memory = _memory()
+    memory.add(Message("user", "the design review with the agency is Wednesday at 10am", "u"))
+    memory.add(Message("user", "room 4B, bring the printouts", "u"))
+    result = memory.add(Message("user", "pushed to Thursday at 2pm, their lead is sick", "u"))
+    assert result.supersedes == (1,)
+    assert "Wednesday at 10am" not in _context(memory, "when is the design review?")
+    memory.add(Message("user", "跟房东约的看房是周二晚上七点", "z"))
+    assert memory.add(Message("user", "挪到周三晚上了", "z")).supersedes
+
+
+def test_news_of_a_change_told_by_someone_restates_the_thing():
+    memory = _memory()
+    memory.add(Message("user", "the swim meet is on Saturday at 8am", "u"))
+    memory.add(Message("user", "need to pack snacks", "u"))
+    result = memory.add(Message("user", "the coach said the swim meet got moved to Sunday at 9am", "u"))
+    assert result.supersedes == (1,)
+    context = _context(memory, "when is the swim meet?")
+    assert "Sunday at 9am" in context and "Saturday at 8am" not in context
+    # someone else's own thing stays theirs
+    memory.add(Message("user", "my flight lands at 7pm", "v"))
+    assert not memory.add(Message("user", "my sister said her flight moved to 9pm", "v")).supersedes
+
+
+def test_a_weekly_rule_moved_is_replaced_but_one_occasion_is_an_exception():
+    memory = _memory()
+    memory.add(Message("user", "儿子的围棋课是每周日下午两点", "u"))
+    assert memory.add(Message("user", "老师说围棋课调到周六上午十点了", "u")).supersedes
+    assert "周日下午两点" not in _context(memory, "围棋课什么时候")
+    memory.add(Message("user", "book club meets every Tuesday at 7pm", "v"))
+    assert not memory.add(Message("user", "book club moved to Wednesday at 7pm this week only", "v")).supersedes

@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ..text.segmenter import READ_LIMIT, read_message
+from ..text.segmenter import READ_LIMIT, read_message, reported
 from .conflicts import Target, terms_of
 from .corrections import kind_pattern, kind_values, value_kinds
 from .identifiers import extract_identifiers
@@ -50,7 +50,7 @@ KINDS = frozenset({"time", "date", "day"})  # values that say when: one per plan
 # (Not "start", "end", "land", "leave": a start time and an end time are two attributes of one thing.)
 _EVENT_WORDS = frozenset("""
 now instead anymore still actually also again then ok okay ugh oh so just only do did could can will would
-moved move push pushed reschedul change chang shift happen take place get be here there text call said say
+moved move push pushed reschedul change chang shift happen take place get got be here there text call said say
 told confirm update earlier later today tonight tomorrow
 以后 现在 改到 改成 挪到 推迟 提前 延后 改在 换到 变成 那边 这边
 """.split())
@@ -71,6 +71,7 @@ class Restated:
     changed: bool = False  # its sentence says something changed ("now", "instead", "改到")
     every: bool = False  # it states a rule ("every day", "每周"), not one occasion
     unit_named: bool = False  # set to an amount whose unit names what it measures ("加到75微克", "bumped to 40mg")
+    once: bool = False  # it names one occasion ("this week", "这次"): an exception, not the rule moved
 
 
 def restated_clauses(text: str) -> list[Restated]:
@@ -87,21 +88,28 @@ def restated_clauses(text: str) -> list[Restated]:
     identifiers: frozenset[str] | None = None
     for index, clause in enumerate(clauses):
         sentence, changed = sentences[clause.sentence], changed_in[clause.sentence]
-        kinds = frozenset(value_kinds(clause.core) & KINDS)
+        # News of a change told by whoever made it ("老师说钢琴课调到周日下午了", "the clinic said
+        # it's moved to 4pm"): what is reported restates the thing, as the user's own words would.
+        core, whose = clause.core, clause.whose
+        news = clause.act == "report" and _CHANGED.search(reported(core)) is not None
+        if news:
+            core = reported(core)
+            whose = "other" if _POSSESSOR.search(core) else "unknown"  # "her flight moved to 9" stays hers
+        kinds = frozenset(value_kinds(core) & KINDS)
         # A dose or a weight set to a new amount ("医生让我加到75微克", "she bumped my dose to 40mg"):
         # the unit says what is measured, whoever set it and whatever else the sentence names
         # (not a wish, "我想减到60公斤": a goal, not the weight; nor someone else's, "my dad's dose").
-        unit_set = frozenset(v for v in amounts(clause.core) if v.split(":")[0] in NAMED_UNITS) \
-            if set_to[clause.sentence] and not _WISH.search(clause.core) and not _POSSESSOR.search(clause.core) else frozenset()
+        unit_set = frozenset(v for v in amounts(core) if v.split(":")[0] in NAMED_UNITS) \
+            if set_to[clause.sentence] and not _WISH.search(core) and not _POSSESSOR.search(core) else frozenset()
         if unit_set:
             kinds = frozenset()  # "upped me to 100mg today": the amount is what changed, not the day
         # An amount (a price, a room, a dose) restates only where the sentence says it changed:
         # "周会以后在516开", "he changed his mind, it'll be $2,050", "他又改口了，说5000就行".
-        values = frozenset(kind_values(clause.core, kinds)) if kinds else unit_set or (amounts(clause.core) if changed else frozenset())
-        if not values or clause.act in ("question", "conditional") or (clause.act == "report" and kinds):
+        values = frozenset(kind_values(core, kinds)) if kinds else unit_set or (amounts(core) if changed else frozenset())
+        if not values or clause.act in ("question", "conditional") or (clause.act == "report" and kinds and not news):
             continue
         kinds = kinds or frozenset({AMOUNT})
-        topic = _thing(clause.core)
+        topic = _thing(core)
         if not topic and index and clauses[index - 1].sentence == clause.sentence:
             topic = _thing(clauses[index - 1].core)  # "landlord meeting: 16th now"
         if AMOUNT in kinds:
@@ -109,17 +117,20 @@ def restated_clauses(text: str) -> list[Restated]:
             # his mind, it'll be $2,050"): "he's 45 now" says nothing of the rent before it.
             pointer = not topic and _PRONOUN.search(sentence) is not None and _MIND_CHANGED.search(sentence) is not None
         else:
-            pointer = not topic and _PRONOUN.search(clause.core) is not None
+            # A pronoun points back ("he'll be here at 4:30"), and so does a change with its thing
+            # left unsaid ("会挪到周五上午了", "pushed to 3pm now"): what changed is what was just said.
+            pointer = not topic and (_PRONOUN.search(core) is not None or _CHANGED.search(core) is not None)
         unit_named = bool(unit_set)
-        if clause.act == "report" and not (pointer or unit_named):
+        if clause.act == "report" and not (pointer or unit_named or news):
             continue  # someone's words about a thing: only the one who changed it may restate it
         if _ADDED.search(sentence):
             continue  # "I also have yoga on Thursday": one more, not a new time for the old one
         if topic or pointer or unit_named:
             if identifiers is None:
                 identifiers = frozenset(extract_identifiers(text[:2000]))
-            found.append(Restated(clause.start, clause.end, topic, kinds, values, clause.whose, identifiers, pointer,
-                                  changed or unit_named, _EVERY.search(clause.core) is not None, unit_named))
+            found.append(Restated(clause.start, clause.end, topic, kinds, values, whose, identifiers, pointer,
+                                  changed or unit_named, _EVERY.search(core) is not None, unit_named,
+                                  _ONCE.search(core) is not None))
     return found
 
 
@@ -187,9 +198,12 @@ _CHANGED = re.compile(r"\b(?:changed\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?
                       r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all|"
                       # news of the plan from whoever runs it: "the clinic called, 3pm", "那边打电话来，四点半到"
                       r"called|texted|rang|emailed|messaged|confirmed)\b"
-                      r"|现在|改到|改成|改在|改为|换到|换成|挪到|推迟|延后|提前|以后|不再|改口|变卦|打电话来|来电话|打来电话|发消息来|发来消息|回电话|通知说", re.I)
+                      r"|现在|改到|改成|改在|改为|换到|换成|挪到|调到|调成|调整到|延到|延期|改期|推迟|延后|提前|以后|不再|改口|变卦|打电话来|来电话|打来电话|发消息来|发来消息|回电话|通知说", re.I)
 # "also", "too", "another", "也", "还", "另外": one more of the kind, never a new value for the old one.
 _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
+# One occasion named: "this week's lesson moved to Sunday" is an exception to the weekly rule.
+_ONCE = re.compile(r"\b(?:this|next)\s{1,3}(?:week|time|one)\b|\b(?:today|tonight|tomorrow|just\s{1,3}once)\b|"
+                   r"这周|本周|下周|这次|这回|下次|(?<!从)今天|明天|今晚|就这一次", re.I)
 # "every day" against "on Fridays": a rule and its exception are two things.
 # "from now on", "以后都": a new standing rule, like the daily one it replaces.
 _EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends|from\s{1,3}now\s{1,3}on|going\s{1,3}forward)\b|"
@@ -240,7 +254,9 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
                 continue  # another course, ticket or standard: another thing
             old = {v for v in amounts(clause.core) if v.split(":")[0] in _classes(restated.values)} if amount \
                 else kind_values(clause.core, shared)
-            if bool(_EVERY.search(clause.core)) != restated.every and not restated.unit_named:  # a dose is daily
+            every = bool(_EVERY.search(clause.core))
+            moved = every and restated.changed and not restated.once  # "钢琴课调到周日了" after "每周六上午": the rule moved
+            if every != restated.every and not restated.unit_named and not moved:  # a dose is daily
                 continue  # a daily rule and one day's exception
             if not restated.changed and (amount or not restated.pointer):
                 continue  # "周四下午三点开组会" after "周一上午九点开组会": another meeting, or a move? Unsaid: kept

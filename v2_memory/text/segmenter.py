@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 from .memo import text_cache
 
-__all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "person_of", "ACTS", "MAX_CLAUSE", "READ_LIMIT"]
+__all__ = ["Clause", "Meter", "read_message", "strip_lead_in", "reported", "person_of", "ACTS", "MAX_CLAUSE", "READ_LIMIT"]
 
 ACTS = ("statement", "question", "conditional", "report", "request")
 MAX_CLAUSE = 240  # characters; a clause longer than this is cut into pieces of this size
@@ -176,6 +176,20 @@ class Clause:
     act: str = "statement"
     whose: str = "unknown"  # user | other | unknown
     flags: frozenset[str] = field(default_factory=frozenset)  # e.g. "quoted"; "condition": it holds the if
+
+
+def reported(core: str) -> str:
+    """The words a report says someone said: what follows its reporting verb (the whole ``core``
+    when it has none).
+
+    >>> reported("老师说钢琴课调到周日了"), reported("the teacher said that piano moved to Sunday")
+    ('钢琴课调到周日了', 'piano moved to Sunday')
+    """
+    match = _REPORT.search(core[:READ_LIMIT])
+    return _THAT.sub("", core[match.end():]).strip() if match else core
+
+
+_THAT = re.compile(r"^[\s,，:：]{0,4}(?:that\s)?", re.I)
 
 
 def strip_lead_in(text: str, meter: Meter | None = None) -> str:
