@@ -199,3 +199,11 @@ def test_a_message_pointing_back_at_what_the_read_found_comes_with_it(clock):
         _chat(memory, clock, ("user", "晚上吃什么好"), ("assistant", "面条吧。"))
         context = memory.build_context("跟房东看房是什么时候，在哪", "kai")
         assert "3号楼" in context and "咖啡" not in context
+
+
+def test_a_question_sharing_the_querys_words_is_not_what_the_read_found(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _days(memory, clock, ["is Rex's vet appointment on Monday?", "the clinic booked Rex for Thursday at 4"] + _ASIDES[:4])
+        # the old question shares three words, the answer one: the question cuts nothing
+        context = memory.build_context("when is Rex's vet appointment?", "kai")
+        assert "Thursday at 4" in context

@@ -179,8 +179,9 @@ EARLIER_SNIPPETS = 6  # of the conversations before the last pause, a summary sh
 # that confirmed or corrected it), and of other conversations only what shares as many words.
 FOUND_WORDS = 2
 FOLLOWING = 4
-# What the summary leaves out only as not part of the running story may still be what a read asks about.
-_STORY_REASONS = frozenset({"happening", "hypothetical", "question"})
+# A one-off happening the summary leaves out of the running story ("planted the tomatoes today") is
+# still a fact a read may have found; a question or a supposition sharing the query's words is not.
+_STORY_REASONS = frozenset({"happening"})
 
 
 def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]], began: datetime, read: ReadContext,
