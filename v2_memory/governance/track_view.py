@@ -209,8 +209,8 @@ def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]
         at = {i: k for k, i in enumerate(before)}
         following = {j for i in found for j in before[at[i] + 1:at[i] + 1 + FOLLOWING]
                      if talk[j] == talk[i] and _answers(records[entries[j].record_id], records[entries[i].record_id], read)}  # type: ignore[index]
-        following |= {j for j in map(lambda i: _pointed_at(i, before[max(0, at[i] - FOLLOWING):at[i]], talk, entries, records, read), found)
-                      if j is not None}
+        pointed = (_pointed_at(i, before[max(0, at[i] - FOLLOWING):at[i]], talk, entries, records, read) for i in found)
+        following |= {j for j in pointed if j is not None}
         others = [i for i in earlier if shared[i] < FOUND_WORDS and i not in following and not (shared[i] and talk[i] in near)]
         keep = 0
     else:
