@@ -198,10 +198,10 @@ def _earlier_kept(entries: list[SummaryEntry], records: dict[int, dict[str, Any]
     nothing."""
     if not read.query_terms:
         return entries
-    before = [i for i, e in enumerate(entries) if _written_before(records.get(e.record_id), began)]
+    written = {i: _written(records.get(e.record_id)) for i, e in enumerate(entries)}
+    before = [i for i, moment in written.items() if moment is not None and moment < began]
     shared = {i: len(shared_content(read, records[entries[i].record_id])) for i in before}  # type: ignore[index]
-    conversation = _conversations([records[entries[i].record_id] for i in before])  # type: ignore[index]
-    talk = dict(zip(before, conversation))
+    talk = dict(zip(before, _conversations([written[i] for i in before])))
     found = [i for i in before if shared[i] >= FOUND_WORDS and (entries[i].shown or set(entries[i].reasons) <= _STORY_REASONS)]
     earlier = [i for i in before if entries[i].shown]
     if found:
@@ -262,12 +262,11 @@ def _reply(text: str) -> str | None:
     return reply_to(text, asked=True)
 
 
-def _conversations(records: list[dict[str, Any]]) -> list[int]:
-    """Which conversation each record (in the order written) belongs to: a new one after each pause
+def _conversations(moments: list[Any]) -> list[int]:
+    """Which conversation each moment (in the order written) belongs to: a new one after each pause
     of ``CONVERSATION_GAP``."""
     numbers, number, last = [], 0, None
-    for record in records:
-        moment = datetime.fromisoformat(record["created_at"])
+    for moment in moments:
         if last is not None and moment - last >= CONVERSATION_GAP:
             number += 1
         numbers.append(number)
@@ -331,5 +330,5 @@ def _gap(first: dict[str, Any], second: dict[str, Any]) -> Any:
         return CONVERSATION_GAP  # no times to go by: not known to be one conversation
 
 
-def _written_before(record: dict[str, Any] | None, moment: datetime) -> bool:
-    return record is not None and "created_at" in record and datetime.fromisoformat(record["created_at"]) < moment
+def _written(record: dict[str, Any] | None) -> datetime | None:
+    return datetime.fromisoformat(record["created_at"]) if record is not None and "created_at" in record else None
