@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import traceback
+from contextlib import ExitStack
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 
 from conftest import REPO, PostgresSchema, postgres_url
 from v2_memory import MemoryManager, Message
-from v2_memory.errors import StoreError
+from v2_memory.errors import StoreError, StoreLockedError
 from v2_memory.storage.backends import backend_of
 from v2_memory.storage.postgres import PostgresDatabase, mask_url
 
@@ -155,6 +156,86 @@ def test_several_writer_processes_lose_nothing_and_each_sees_the_others(pg_schem
     assert len(watcher.recent_messages("shared")) == 3  # the window the last writer left, not a stale one
     assert "shared from" in watcher.build_context("shared from 记忆", "shared")
     watcher.close()
+
+
+# -- writers of different users go on together -------------------------------------------------------
+
+@pytest.fixture
+def two_processes(pg_schema):
+    """Two managers on one schema, as two processes would hold them; the second never waits for a
+    lock (a held one raises ``StoreLockedError`` at once)."""
+    first = MemoryManager(store_path=pg_schema.url, window_size=2)
+    second = MemoryManager(store_path=pg_schema.url, window_size=2)
+    second.storage.db.wait_for_lock = False
+    yield first, second
+    second.close()
+    first.close()
+
+
+def _holding(memory: MemoryManager, *scopes: tuple) -> ExitStack:
+    """An open write transaction of ``memory`` (on ``scopes``' rows, or on the whole store), with one
+    write in it, held until the stack closes."""
+    stack = ExitStack()
+    if scopes:
+        stack.enter_context(memory.storage.writing(*scopes))
+    stack.enter_context(memory.storage.transaction())
+    memory.storage.db.set_meta("holder", "yes")
+    return stack
+
+
+def test_an_add_locks_its_user_only(two_processes):
+    first, second = two_processes
+    with _holding(first, (None, "ann")):
+        assert second.add(Message("user", "bob likes tea", "bob")).record_id is not None  # no wait
+        with pytest.raises(StoreLockedError):
+            second.add(Message("user", "ann likes coffee", "ann"))  # ann's writer is at it
+        with pytest.raises(StoreLockedError), second.batch():  # a batch may write anyone: the whole store
+            second.add(Message("user", "bob again", "bob"))
+    assert second.add(Message("user", "ann likes coffee", "ann")).record_id is not None
+    assert [r["content"] for r in first.store.records("ann")] == ["ann likes coffee"]
+    assert [r["content"] for r in first.store.records("bob")] == ["bob likes tea"]
+
+
+def test_a_write_of_the_whole_store_stops_every_user(two_processes):
+    first, second = two_processes
+    with _holding(first):
+        with pytest.raises(StoreLockedError):
+            second.add(Message("user", "bob likes tea", "bob"))
+    with _holding(first, ("acme", "ann")):  # the same user id in another tenant is another scope
+        assert second.add(Message("user", "ann likes tea", "ann")).record_id is not None
+
+
+def test_a_write_locks_the_users_whose_reads_it_carries(two_processes):
+    first, second = two_processes
+    second.add(Message("user", "carl keeps a red notebook", "carl"))
+    second.build_context("red notebook", "carl")  # its usage and read event wait for a write
+    assert second.storage.book.pending
+    with _holding(first, (None, "carl")):
+        with pytest.raises(StoreLockedError):  # it would write carl's usage while carl's writer is at it
+            second.add(Message("user", "bob likes tea", "bob"))
+        assert second.storage.book.pending  # rolled back: it waits again
+    with _holding(first, (None, "dave")):
+        second.add(Message("user", "bob likes tea", "bob"))
+    assert not second.storage.book.pending
+    assert [e.data.get("query") for e in first.audit.reads()] == ["red notebook"]
+
+
+def test_upkeep_of_the_whole_store_is_done_by_one_writer_at_a_time(two_processes):
+    first, second = two_processes
+    with _holding(first, (None, "ann")):
+        assert first.storage.db.try_exclusive("trim writes")
+        with second.storage.writing((None, "bob")), second.storage.transaction():
+            assert not second.storage.db.try_exclusive("trim writes")  # skipped, not waited for
+            assert second.storage.db.try_exclusive("trim reads")
+
+
+def test_an_erasure_must_lock_the_whole_store(two_processes):
+    first, _ = two_processes
+    first.add(Message("user", "ann likes coffee", "ann"))
+    with pytest.raises(StoreError, match="whole store"):
+        with first.storage.writing((None, "ann")), first.storage.transaction():
+            first.storage.intend("erase_user", "ann", None)
+    assert first.erase_user("ann").store == 1
 
 
 # -- round trips: writes nobody waits for travel together ----------------------------------------

@@ -112,15 +112,17 @@ class MemoryManager(Lifecycle, Description):
             raise TypeError(f"add() expects a Message, got {type(message).__name__}")
         self._default_user.note(message.user_id, message.tenant_id, "add()", stacklevel=3)
         with self._lock:
-            result = self._commit(*self._prepare(message))
+            ready = self._prepare(message)
+            with self.storage.writing((message.tenant_id, message.user_id)):  # this user's rows only
+                result = self._commit(*ready)
             if not self._tracks.in_batch:
                 self._forget_revoked()
             return result
 
     def retrieve(self, query: str, user_id: str = DEFAULT_USER, top_k: int = 3, **read_scope: Any) -> list[Hit]:
         """The user's admitted long-term memories (score = similarity), best first."""
-        self._check_read(query, user_id, top_k, **read_scope)
-        with self._lock, self.storage.reading():
+        scope = self._check_read(query, user_id, top_k, **read_scope)
+        with self._lock, self.storage.reading(scope):
             # Long-term memories only: the summary is not shown, so it is not judged.
             explanation = self.explain(query, user_id, top_k, **{**read_scope, "with_summary": False})
             self.governor.record_usage(explanation)
@@ -137,7 +139,7 @@ class MemoryManager(Lifecycle, Description):
         if format not in FORMATS:
             raise ValueError(f"format must be one of {FORMATS}, got {format!r}")
         scope = self._check_read(query, user_id, top_k, **read_scope)
-        with self._lock, self.storage.reading():
+        with self._lock, self.storage.reading(scope):
             read = self._reads.context(query, scope, top_k, self.threshold, **_read_args(read_scope))
             # The read log redacts each memory text once, however often the same memory comes back.
             self._log_read(read.explanation, user_id, read_scope, "build_context", read.items, shown=read.shown)
@@ -185,7 +187,8 @@ class MemoryManager(Lifecycle, Description):
             # Every refusal (personal data under "refuse", a NUL on PostgreSQL) before the first write,
             # so a bad message stores none of the transcript, inside a caller's batch() too.
             prepared = [self._prepare(message) if message is not None else None for message in read]
-            with nullcontext() if self._tracks.in_batch else self.batch():  # a caller's batch holds these too
+            # a caller's batch holds these too; else a batch of this user's rows only
+            with nullcontext() if self._tracks.in_batch else self._batch((tenant_id, user_id)):
                 return [self._commit(*ready) if ready is not None else None for ready in prepared]
 
     def _prepare(self, message: Message) -> tuple[Message, Any]:
@@ -229,9 +232,16 @@ class MemoryManager(Lifecycle, Description):
         The block holds the store's write lock: keep it to a bulk load of seconds, not a
         conversation (docs/storage.md). ``erase_user`` and ``forget`` refuse to run inside.
         """
+        with self._batch():
+            yield self
+
+    @contextmanager
+    def _batch(self, *scopes: tuple) -> Iterator[MemoryManager]:
+        """``batch``; with ``scopes`` (``(tenant_id, user_id)``), writing those users' rows only
+        (``Storage.writing``): on a server, writers of other users go on meanwhile."""
         with self._lock:
             try:
-                with self._tracks.batch():
+                with self.storage.writing(*scopes) if scopes else nullcontext(), self._tracks.batch():
                     yield self
             except BaseException:
                 if self.semantic is not None:  # vectors of ids now handed out again must not survive

@@ -6,6 +6,7 @@
     storage.audit       the write and read logs
     storage.vectors     each record's embedding, when the manager has an embedder (``vectors.py``)
     storage.transaction()   one block, all or nothing, across all four
+    storage.writing(scope)  ... whose writes touch only that user's rows: on a server, other users' writers go on
     storage.export() / import_(items) / counts()   the portable form ``migrate`` copies (``portable.py``)
 
 The manager talks to this and never names a backend; a backend never decides admission.
@@ -25,6 +26,7 @@ then deletes the intent. A crash in between leaves the intent, and the next open
 from __future__ import annotations
 
 import json
+import threading
 from contextlib import contextmanager, nullcontext
 from functools import partial
 from dataclasses import dataclass
@@ -106,6 +108,8 @@ class Storage:
         self.ledger.defer = self.vectors.defer = self.book.defer
         db.on_begin = self.book.write  # what earlier reads recorded commits with the next write, whoever writes
         db.on_end = self.book.ended  # ... or waits again if that write rolls back
+        self._writing = threading.local()  # the scopes said by ``writing`` in this thread (``scopes``)
+        db.lock_scopes = self._lock_scopes
         if isinstance(audit, EventBound):
             audit.settle = partial(self.book.settle, self)  # this process reads its own reads
         db.ensure(_SCHEMA)
@@ -231,10 +235,35 @@ class Storage:
                      f"({exc}); they wait in the outbox and the next call or open appends them",
                      DelayedLogWarning, room="storage", stacklevel=3)
 
-    def reading(self) -> Any:
-        """A read block: one picture of the store, no write lock; the usage and audit event it
-        records wait for this process's next write (``read_book.py``)."""
-        return self.book.reading(self)
+    def reading(self, scope: tuple | None = None) -> Any:
+        """A read block of one ``(tenant_id, user_id)`` scope: one picture of the store, no write
+        lock; the usage and audit event it records wait for this process's next write, which locks
+        that scope too (``read_book.py``). None: the read does not say (that write locks the store)."""
+        return self.book.reading(self, None if scope is None else scope_key(scope[1], scope[0]))
+
+    @contextmanager
+    def writing(self, *scopes: tuple) -> Iterator[Storage]:
+        """A block whose write transaction touches only these ``(tenant_id, user_id)`` scopes'
+        rows (and what earlier reads wait to record, of the scopes they read): on a server it locks
+        those scopes and shares the store with writers of other users; without this, a write
+        transaction locks the whole store. It must begin inside the block (one already open keeps
+        its locks), and an erasure inside it is refused.
+
+            with storage.writing(("acme", "ann")), storage.transaction():
+                ...   # ann's rows only
+        """
+        previous = getattr(self._writing, "scopes", None)
+        self._writing.scopes = frozenset(scope_key(user, tenant) for tenant, user in scopes)
+        try:
+            yield self
+        finally:
+            self._writing.scopes = previous
+
+    def _lock_scopes(self) -> frozenset[str] | None:
+        """What the write transaction beginning now locks (``QueryHelpers.lock_scopes``)."""
+        said = getattr(self._writing, "scopes", None)
+        waiting = self.book.scopes()
+        return None if said is None or waiting is None else said | waiting
 
     # -- audit events ----------------------------------------------------------------------------
     def log(self, name: str, event: AuditEvent) -> None:

@@ -65,6 +65,10 @@ class QueryHelpers:
     # next write, and waits again if that write rolls back, ``read_book.py``).
     on_begin: Callable[[], None] | None = None
     on_end: Callable[[bool], None] | None = None
+    # Asked as an outermost write transaction begins: the scopes (``scope_key`` strings) it will
+    # write, or None for anything in the store (``Storage.writing`` sets it). A server locks only
+    # those scopes, so writers of other users go on; SQLite has one write lock whatever the answer.
+    lock_scopes: Callable[[], frozenset[str] | None] | None = None
 
     def rows_in(self, sql: str, values: Iterable[object], *leading: object) -> list[tuple]:
         """Run ``sql`` whose ``{marks}`` is an ``IN (?, ...)`` list of ``values``, ``CHUNK`` at a time,
@@ -185,6 +189,17 @@ class QueryHelpers:
 
     def check_text(self, texts: Iterable[str | None]) -> None:
         """Refuse, before anything is written, a text this database cannot hold (SQLite holds any)."""
+
+    @property
+    def holds_whole_store(self) -> bool:
+        """Whether the open write transaction excludes every other writer (SQLite's always does)."""
+        return True
+
+    def try_exclusive(self, name: str) -> bool:
+        """Inside a write transaction: take the lock named ``name`` until it ends if no one holds
+        it, for store-wide upkeep that may be skipped when another writer is at it (trimming a
+        log); True when taken. A transaction holding the whole store holds every such lock."""
+        return True
 
 
 class StateDatabase(QueryHelpers):

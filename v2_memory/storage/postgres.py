@@ -10,10 +10,16 @@ written once in SQLite's SQL and translated here where the two dialects differ:
     ORDER BY rowid          -> a ``rowid`` identity column added to tables without an integer key
 
 How SQLite's guarantees are mirrored:
-- **Writers take turns**: each transaction starts with ``pg_advisory_xact_lock`` on a key of this
-  store (its schema), as SQLite's ``BEGIN IMMEDIATE`` takes the write lock; under READ COMMITTED
-  every statement after the lock sees every earlier writer's commit, so no write is lost.
-- **Change detection**: every write transaction bumps a ``commit_count`` row in ``meta``; the count
+- **Writers take turns per user**: a write transaction that says which scopes (tenant, user) it
+  writes (``lock_scopes``: an ``add``, and the bookkeeping of earlier reads it carries) starts
+  with a shared advisory lock on this store (its schema) and an exclusive one on each of those
+  scopes, taken in one order (no deadlock): writers of different users go on together, two
+  writers of one user take turns. Any other write transaction (a batch, an erasure, a migration,
+  creating tables) takes the store's lock exclusively, as SQLite's ``BEGIN IMMEDIATE`` takes the
+  write lock: it waits for the scoped writers and they wait for it. Under READ COMMITTED every
+  statement after a lock sees every earlier holder's commit, so no write is lost.
+- **Change detection**: every write transaction bumps a ``commit_count`` row in ``meta`` in the
+  same round trip as its ``COMMIT`` (the row's lock is held for the commit only); the count
   minus this connection's own commits is ``data_version`` (SQLite's ``PRAGMA data_version``
   counts other connections' commits the same way).
 - **Erasure**: rows are deleted in one transaction, then the tables are ``VACUUM``ed outside it.
@@ -23,6 +29,7 @@ A connection string's password never leaves this module: errors and ``repr`` sho
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from functools import lru_cache
@@ -91,6 +98,7 @@ class PostgresDatabase(QueryHelpers):
         self._has_meta = False
         self._own_commits = 0  # commits this connection made: data_version leaves them out
         self._commits_at_begin: int | None = None  # the commit counter, as the open transaction began
+        self._scoped = False  # the open write transaction holds its scopes' locks, not the whole store's
         self._pending: list[tuple[str, list]] = []  # executemany rows not sent yet (see executemany)
         self.epoch = 0  # moves at every write and every transaction's start and end (see Ledger.states)
         self.closed_reason: str | None = None
@@ -160,17 +168,25 @@ class PostgresDatabase(QueryHelpers):
         if self.read_only:
             raise StoreError("opened read-only", path=self.where)
         try:
-            # The store's write lock, held to COMMIT: writers take turns, as with BEGIN IMMEDIATE.
-            # (Two integers of ours, not input: one round trip instead of two.) Holding it, no one
-            # else commits until we do: the commit counter read now stays true to our COMMIT.
+            # The locks, held to COMMIT: the store's alone (writers take turns, as with BEGIN
+            # IMMEDIATE), or shared with the scopes' each (``lock_scopes``). Integers of ours, not
+            # input: one round trip for BEGIN, every lock and the meta table.
             take = "pg_advisory_xact_lock" if self.wait_for_lock else "pg_try_advisory_xact_lock"
-            begin = f"BEGIN; SELECT {take}({_LOCK_CLASS}, {int(self._key)})"
-            if self._has_meta:  # the meta table, read once the lock is held (``meta``)
+            scopes = self.lock_scopes() if self.lock_scopes is not None else None
+            self._scoped = scopes is not None
+            if scopes is None:
+                locks = [f"SELECT {take}({_LOCK_CLASS}, {int(self._key)})"]
+            else:  # one order for every process: two writers never wait for each other's second lock
+                locks = [f"SELECT {take}_shared({_LOCK_CLASS}, {int(self._key)})",
+                         *(f"SELECT {take}({key})" for key in sorted({self._lock_key(s) for s in scopes}))]
+            begin = "; ".join(["BEGIN", *locks])
+            if self._has_meta:  # the meta table, read once the locks are held (``meta``)
                 begin += "; SELECT key, value FROM meta"
             cursor = self._run(lambda: self._db.execute(begin))
-            cursor.nextset()  # past BEGIN: the lock's answer (True when taken; the waiting kind says NULL)
-            if cursor.fetchone()[0] is False:
-                raise StoreLockedError("another client is writing", path=self.where)
+            for _ in locks:  # past BEGIN: each lock's answer (True when taken; the waiting kind says NULL)
+                cursor.nextset()
+                if cursor.fetchone()[0] is False:
+                    raise StoreLockedError("another client is writing", path=self.where)
             if self._has_meta:
                 cursor.nextset()
                 self._meta_seen = dict(cursor.fetchall())
@@ -180,8 +196,23 @@ class PostgresDatabase(QueryHelpers):
             raise
         self._failed = None
 
+    def _lock_key(self, name: str) -> int:
+        """The advisory lock (one signed 64-bit key: apart from the store's pair of keys) of a
+        scope or a named piece of upkeep in this store. Two names sharing a key only take turns."""
+        digest = hashlib.blake2b(f"{self._key}\x00{name}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
+        return int.from_bytes(digest, "big", signed=True)
+
+    @property
+    def holds_whole_store(self) -> bool:
+        return self._depth > 0 and not self._scoped
+
+    def try_exclusive(self, name: str) -> bool:
+        if not self._scoped:
+            return True
+        return bool(self.fetchone(f"SELECT pg_try_advisory_xact_lock({self._lock_key(name)})")[0])
+
     def _finish(self) -> None:
-        self._commits_at_begin, self._meta_seen = None, None
+        self._commits_at_begin, self._meta_seen, self._scoped = None, None, False
         if self._failed is not None:
             self._rollback()
             return
@@ -218,6 +249,7 @@ class PostgresDatabase(QueryHelpers):
 
     def _rollback(self) -> None:
         self._pending.clear()
+        self._scoped = False
         self._commits_at_begin, self._meta_seen = None, None
         try:
             self._db.execute("ROLLBACK")
@@ -308,8 +340,9 @@ class PostgresDatabase(QueryHelpers):
 
     def data_version(self) -> int:
         """Commits made by *other* connections to this store, so far (ours do not move it)."""
-        # Inside a transaction the counter read with BEGIN is still the current one: every writer
-        # takes the store's lock first, and we hold it until our COMMIT.
+        # Inside a transaction, the counter as read with BEGIN. Holding the store's lock, no one
+        # else commits until we do; holding scopes' locks, writers of other scopes may, and the
+        # count is then older than what we read: a cache checked against it only reads again.
         if self._depth and self._commits_at_begin is not None:
             return self._commits_at_begin - self._own_commits
         return int(self.meta(_COMMITS) or 0) - self._own_commits

@@ -28,7 +28,9 @@ write (``MAX_AGE`` is checked when a read ends: a process that reads once and th
 that read's until its next call or ``close()``). A write transaction that rolls back gives back
 what it carried (``ended``): it waits for the next one. And nothing erased comes back: every
 erasure or forget, in any process, counts itself in the ``erasures`` meta key (``erased``), and a
-batch of bookkeeping begun under another count is dropped, not written.
+batch of bookkeeping begun under another count is dropped, not written. The write that carries
+what waits also locks the scopes it was read in (``scopes``: on a server, writers of other users
+go on meanwhile), or the whole store when a read did not say its scope.
 """
 from __future__ import annotations
 
@@ -59,20 +61,22 @@ class ReadBook:
         self._reads = 0
         self._since: float | None = None  # when the oldest waiting read began
         self._erasures: str | None = None  # the erasure count the oldest waiting read saw
-        self._carried: tuple[list[Callable[[], None]], str | None, int, float | None] | None = None
+        self._scopes: set[str] | None = set()  # the scopes the waiting reads read (None: one is not known)
+        self._carried: tuple[list[Callable[[], None]], str | None, int, float | None, set[str] | None] | None = None
 
     @contextmanager
-    def reading(self, storage: Any) -> Iterator[Any]:
-        """``storage``'s read block (``Storage.reading``): a snapshot, then a write of what waits
-        when it is due. Inside a transaction the read joins it and writes at once, as does a read
-        on a read-only store (whose transaction says it cannot write)."""
+    def reading(self, storage: Any, scope: str | None = None) -> Iterator[Any]:
+        """``storage``'s read block (``Storage.reading``) of one ``scope`` (None: not said): a
+        snapshot, then a write of what waits when it is due. Inside a transaction the read joins it
+        and writes at once, as does a read on a read-only store (whose transaction says it cannot
+        write)."""
         db = storage.db
         if db.in_transaction or db.reading or db.read_only:
             with storage.transaction() if not db.reading else db.snapshot():
                 yield storage
             return
         with db.snapshot():
-            self.begin_read()
+            self.begin_read(scope)
             yield storage
         if self._writes and self.due() and not self._write_if_free(storage):
             self.flush(storage)
@@ -82,7 +86,7 @@ class ReadBook:
         with storage.db.lock:
             storage.db.wait_for_lock = False
             try:
-                with storage.transaction():  # which begins with ``write``
+                with storage.writing(), storage.transaction():  # which begins with ``write``
                     pass
             except StoreLockedError:
                 return False
@@ -101,7 +105,7 @@ class ReadBook:
             self.drop()
             return
         try:
-            with storage.transaction():  # which begins with ``write``
+            with storage.writing(), storage.transaction():  # which begins with ``write``
                 pass
         except StoreError as exc:
             self.drop()
@@ -112,12 +116,22 @@ class ReadBook:
         """Writes waiting (each read defers one or a few)."""
         return len(self._writes)
 
-    def begin_read(self) -> None:
-        """Inside a read's snapshot: the first read of a batch remembers the erasure count it sees."""
+    def begin_read(self, scope: str | None = None) -> None:
+        """Inside a read's snapshot of ``scope`` (None: not said): the first read of a batch
+        remembers the erasure count it sees."""
         if self._since is None:
             self._erasures = self.db.meta(_ERASURES)
             self._since = self.clock()
         self._reads += 1
+        if scope is None:
+            self._scopes = None
+        elif self._scopes is not None:
+            self._scopes.add(scope)
+
+    def scopes(self) -> frozenset[str] | None:
+        """The scopes whose rows what waits would write (None: a read did not say its scope):
+        the write that carries it locks them too."""
+        return None if self._scopes is None else frozenset(self._scopes)
 
     def defer(self, write: Callable[[], None], settled: Callable[[], None] | None = None) -> None:
         """Keep ``write`` (a ledger update, an audit event) for the next write transaction;
@@ -152,8 +166,9 @@ class ReadBook:
         """Inside a write transaction: carry out what waits, unless something was erased since
         the first waiting read (then drop it all: it may quote or count what is gone)."""
         writes, erasures, settled = self._writes, self._erasures, self._settled
-        self._carried = (writes, erasures, self._reads, self._since)  # until the transaction ends
+        self._carried = (writes, erasures, self._reads, self._since, self._scopes)  # until the transaction ends
         self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
+        self._scopes = set()
         self._events = {}  # the lists the writes append stay theirs; later events start new ones
         try:
             if writes and self.db.meta(_ERASURES) == erasures:
@@ -169,20 +184,25 @@ class ReadBook:
         carried, self._carried = self._carried, None
         if committed or carried is None or not carried[0]:
             return
-        writes, erasures, reads, since = carried
+        writes, erasures, reads, since, scopes = carried
         self._writes, self._reads = writes + self._writes, reads + self._reads
         self._since, self._erasures = since, erasures  # the oldest waiting read is the carried one's
+        self._scopes = None if scopes is None or self._scopes is None else scopes | self._scopes
 
     def drop(self) -> int:
         """Forget what waits (a store closing after its last write failed); return how much."""
         dropped, settled = len(self._writes), self._settled
         self._writes, self._reads, self._since, self._erasures, self._settled = [], 0, None, None, []
-        self._events = {}
+        self._events, self._scopes = {}, set()
         for done in settled:
             done()
         return dropped
 
     @staticmethod
     def erased(db: StateDatabase | Any) -> None:
-        """Inside an erasing transaction: count it, so no process writes back an older read's traces."""
+        """Inside an erasing transaction: count it, so no process writes back an older read's
+        traces. It must hold the whole store: a writer of another scope could be carrying them."""
+        if not db.holds_whole_store:
+            raise StoreError("an erasure must lock the whole store, not some users' scopes (Storage.writing)",
+                             path=db.where)
         db.set_meta(_ERASURES, str(int(db.meta(_ERASURES) or 0) + 1))

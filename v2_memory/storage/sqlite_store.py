@@ -302,8 +302,11 @@ class SqliteAuditLog(EventBound):
 
     def trim(self, name: str) -> int:
         """Delete the log's events older than its newest ``max_events``; return how many (one
-        indexed look past the kept ones, then the delete: the cost of what goes, not of the table)."""
+        indexed look past the kept ones, then the delete: the cost of what goes, not of the table).
+        On a server, a writer of one user's rows skips it while another is trimming the same log."""
         with self.db.transaction():
+            if not self.db.try_exclusive(f"trim {name}"):
+                return 0
             oldest_kept = self.db.fetchone("SELECT seq FROM audit_events WHERE log = ? ORDER BY seq DESC LIMIT 1 OFFSET ?",
                                            (name, self.max_events - 1))
             if oldest_kept is None:
