@@ -130,6 +130,15 @@ def test_lost_writes_and_cross_user_reads_are_counted_against_the_store(tmp_path
 
 
 @pytest.mark.slow  # a benchmark run with several processes
+def test_no_chat_turns_and_no_touched_users_skip_those_parts():
+    report = bench_backends.run_backend_benchmark(["sqlite"], [50], **{**TINY, "processes": [1], "chat_turns": 0, "touch_users": 0})
+    assert report["chat"] == [] and report["caches"] == [] and report["shared"]
+    assert "one user's chat" not in bench_backends.format_backend_report(report)
+    with pytest.raises(ValueError, match="0 or more"):
+        bench_backends.run_backend_benchmark(["sqlite"], [50], **{**TINY, "chat_turns": -1})
+
+
+@pytest.mark.slow  # a benchmark run with several processes
 def test_bench_backend_is_a_bench_option(capsys):
     assert main(["bench", "--backend", "sqlite", "--sizes", "50", "--records-per-user", "25", "--queries", "3",
                  "--processes", "1,2", "--load-seconds", "0.5", "--chat-turns", "5", "--big-user", "10",

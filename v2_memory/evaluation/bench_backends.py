@@ -143,6 +143,8 @@ def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_
                           touch_users: int = 2_000) -> dict[str, Any]:
     """Every size on every backend, then per backend: the chat and the process runs on the
     largest size, the ratio store, and the cache memory (database backends; ``touch_users=0``: none)."""
+    if chat_turns < 0 or touch_users < 0:
+        raise ValueError(f"chat_turns and touch_users count turns and users: 0 or more, got {chat_turns} and {touch_users}")
     unknown = sorted(set(backends) - set(BACKENDS))
     if unknown:
         raise ValueError(f"unknown backend(s) {unknown}; choose from {list(BACKENDS)}")
@@ -160,9 +162,10 @@ def run_backend_benchmark(backends: Sequence[str], sizes: Sequence[int], *, per_
             results = [_bench_size(backend, count, per_user, queries, top_k, seed, place, progress) for count in sizes]
             report["sizes"] += results
             largest = max(results, key=lambda r: r["records"])
-            progress(f"{backend}: one user's chat, {chat_turns:,} turns")
-            report["chat"].append({"backend": backend, "records": largest["records"],
-                                   **_chat(largest["path"], chat_turns, seed)})
+            if chat_turns:
+                progress(f"{backend}: one user's chat, {chat_turns:,} turns")
+                report["chat"].append({"backend": backend, "records": largest["records"],
+                                       **_chat(largest["path"], chat_turns, seed)})
             report["ratios"].append({"backend": backend, **ratio_store(
                 place(backend, f"ratio{ratio_records}"), ratio_records, per_user, queries, top_k, seed, big_user,
                 lambda line: progress(f"{backend} {line}"))})
@@ -237,7 +240,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --backend: process counts of the runs on one store, half writers and half "
                              "readers; 1 is one process alone, alternating add and build_context (default: 1,2,4,8)")
     parser.add_argument("--chat-turns", type=int, default=1_000,
-                        help="with --backend: turns of one user's chat on the largest store (default: 1000)")
+                        help="with --backend: turns of one user's chat on the largest store; 0 skips it (default: 1000)")
     parser.add_argument("--big-user", type=int, default=1_000,
                         help="with --backend: records of the one user retrieve is timed on (default: 1000)")
     parser.add_argument("--touch-users", type=int, default=2_000,

@@ -132,10 +132,11 @@ def format_backend_report(report: dict[str, Any]) -> str:
              f"top_k={s['top_k']}, seed {s['seed']}, fsync off; times are median / p95 ms, bare and governed "
              "interleaved in one process", ""]
     lines += _size_lines(report)
-    lines += [""] + format_table(
-        ["one user's chat", "store records", "turns", "add (last fifth)", "build_context (last fifth)"],
-        [[r["backend"], f"{r['records']:,}", f"{r['turns']:,}", _ms(r["add"]), _ms(r["build_context"])]
-         for r in report.get("chat", [])], "lrrrr")
+    if report.get("chat"):  # --chat-turns 0: none
+        lines += [""] + format_table(
+            ["one user's chat", "store records", "turns", "add (last fifth)", "build_context (last fifth)"],
+            [[r["backend"], f"{r['records']:,}", f"{r['turns']:,}", _ms(r["add"]), _ms(r["build_context"])]
+             for r in report["chat"]], "lrrrr")
     lines += [""] + _ratio_lines(report) + [""] + _scaling_lines(report) + _cache_lines(report)
     lines += [""] + format_table(["target", "value", "target", "result"],
                                  [[t["name"], f"{t['value']:.2f} {t['unit']}" if t["unit"] else f"{t['value']:g}",
