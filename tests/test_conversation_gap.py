@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from v2_memory import MemoryManager, Message
 from v2_memory.governance.summary_view import supposes
-from v2_memory.governance.track_view import CONVERSATION_GAP
+from v2_memory.governance.track_view import CONVERSATION_GAP, picks_up
 from v2_memory.text.segmenter import read_message
 
 
@@ -27,7 +27,10 @@ def test_turns_before_a_pause_leave_the_window_for_the_summary(clock):
         later = memory.build_context("how do I get to work?", "kai")
         assert "recent: user: I commute" not in later and "summary:" in later and "12 km each way" in later
         assert "Nice distance" not in later  # the model's unverified words never enter the summary
-        assert "recent: user: lunch is at noon today" in later  # the last exchange stays (see below)
+        # A question of its own after the night does not pick up the last exchange: history too.
+        assert "recent:" not in later
+        # One that picks it up ("is it ...") has it, as it was left (see below).
+        assert "recent: user: lunch is at noon today" in memory.build_context("is it still at noon?", "kai")
         _chat(memory, clock, ("user", "new week, new playlist"))  # may be about the last exchange: it stays
         assert "recent: user: lunch is at noon today" in memory.build_context("how do I get to work?", "kai")
         _chat(memory, clock, ("assistant", "Nice, what's on it?"))  # answered: the new exchange is the last
@@ -86,6 +89,25 @@ def test_a_hedged_fact_is_the_users_story():
     for text in ("If it helps, I'm allergic to peanuts", "in case it matters, I'm diabetic",
                  "万一你忘了，我对青霉素过敏", "如果没记错的话，我的护照三月到期"):
         assert supposes(text) == (), text
+
+
+def test_what_picks_up_the_conversation_it_comes_back_to():
+    for query in ["tell me more about the second one", "is that place open on Sundays?", "anything else?",
+                  "那家店几点关门？", "第二个呢？", "继续", "and the other?"]:
+        assert picks_up(query), query
+    for query in ["what car do I drive?", "我住在哪一带？", "where do I work now?", "how much is my rent?"]:
+        assert not picks_up(query), query
+
+
+def test_a_question_of_its_own_after_a_night_leaves_the_supposition_it_came_back_to(clock):
+    with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
+        _chat(memory, clock, ("user", "我现在住成都，玉林路那边"), ("assistant", "那边很有生活气息。"),
+              ("user", "要是哪天去柏林，我想住十字山区"), ("assistant", "那边很文艺。"))
+        assert "十字山" in memory.build_context("我住在哪一带？", "kai")  # the conversation going on: verbatim
+        clock.advance(hours=9)
+        later = memory.build_context("我住在哪一带？", "kai")
+        assert "玉林路" in later and "十字山" not in later  # a supposition is not the user's story
+        assert "十字山" in memory.build_context("那边有什么好吃的？", "kai")  # picked up: the exchange stays
 
 
 def test_the_last_exchange_survives_a_night(clock):

@@ -61,7 +61,7 @@ class ReadPath:
             return explanation
         view = self.governor.view
         window = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
-        history = tuple(rid for rid, _ in window[:view.conversation_start(window)] if rid is not None)
+        history = tuple(rid for rid, _ in window[:view.conversation_start(window, query)] if rid is not None)
         entries = view.summary_entries(self.cache.summaries.get(scope).covers + history, scope, session_id=session_id,
                                        task_id=task_id, domain=domain, identifiers=explanation.route.identifiers,
                                        window=tuple(m for _, m in window), query_terms=frozenset(analyze(query)),
@@ -82,7 +82,7 @@ class ReadPath:
         entries = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
         # Turns said before a pause in the conversation are history, no longer recent: the summary
         # covers them for this read, judged as it judges what left the window.
-        cut = view.conversation_start(entries)
+        cut = view.conversation_start(entries, query)
         recent = entries[cut:]
         # Memories already shown in the recent window are not repeated; a memory line shows the
         # others, so the summary leaves them out: the context says each thing once.

@@ -82,7 +82,7 @@ class TrackView:
                            query_terms=query_terms)
         entries = judge_summary(covers, records, self.ledger.states(ids), scope, read, self.default_state)
         began = self._conversation_began([records[rid].get("created_at") for rid in ids if rid in records]
-                                         + [m.timestamp for m in window])
+                                         + [m.timestamp for m in window], query_text)
         if began is not None:
             entries = _earlier_kept(entries, records, began, read, self.ledger.replaced_by, self.store)
         entries = _own_over_others(entries, records, read, query_text)
@@ -98,14 +98,17 @@ class TrackView:
                                     and look_alike(records[e.record_id]["content"], identifiers)))
                 else e for e in entries]
 
-    def _conversation_began(self, times: list[Any]) -> Any:
+    def _conversation_began(self, times: list[Any], query: str = "") -> Any:
         """When the conversation in progress began: after the last pause of ``CONVERSATION_GAP``
-        among ``times`` and now (None: no pause)."""
+        among ``times`` and now (None: no pause). A pause before now leaves the conversation the
+        user left in progress, unless the query does not pick it up (``picks_up``): then none is."""
         stamps = sorted(t if not isinstance(t, str) else datetime.fromisoformat(t) for t in times if t is not None)
         stamps.append(self.clock())
         for index in range(len(stamps) - 1, 0, -1):
             if stamps[index] - stamps[index - 1] >= CONVERSATION_GAP:
-                return stamps[index] if index < len(stamps) - 1 else stamps[index - 1]
+                if index < len(stamps) - 1 or (query and not picks_up(query)):
+                    return stamps[index]
+                return stamps[index - 1]
         return None
 
     def may_summarize(self, record_id: int | None) -> bool:
@@ -143,15 +146,20 @@ class TrackView:
                 and not (i != last_reply and rid in states and not states[rid].verified)
                 and self._in_read_scope(message, scope, session_id, task_id)]
 
-    def conversation_start(self, entries: list[tuple[int | None, Message]]) -> int:
+    def conversation_start(self, entries: list[tuple[int | None, Message]], query: str | None = None) -> int:
         """Where this read's conversation begins in the window: after the last pause of at least
         ``CONVERSATION_GAP`` between two turns, or between the last turn and now (0: no pause) —
         but never after the last exchange (the user's turn the assistant last answered, and all
         after it): whoever comes back after a night ("tell me more about the second one") still
-        has the exchange they left, whatever it holds."""
+        has the exchange they left, whatever it holds. Unless the ``query`` of one who comes back
+        does not pick it up (``picks_up``: "我住在哪一带？" after a night): then the whole window
+        is history, which the summary judges."""
         if not self.policy.enabled or not entries:
             return 0
         times = [message.timestamp for _, message in entries] + [self.clock()]
+        if (query is not None and times[-1] is not None and times[-2] is not None
+                and times[-1] - times[-2] >= CONVERSATION_GAP and not picks_up(query)):
+            return len(entries)
         roles = [message.role for _, message in entries]
         last = max((i for i, role in enumerate(roles) if role == "user"), default=0)
         reply = max((i for i, role in enumerate(roles) if role == "assistant"), default=-1)
@@ -171,6 +179,24 @@ class TrackView:
         # it says something about the user: ``scope.task_bound``).
         return (message.domain is not None or not message.task_id or task_id is None or message.task_id == task_id
                 or bool((message.metadata or {}).get("about_user")))
+
+
+# A query points back at the conversation it comes back to: a pronoun or a demonstrative ("tell
+# me more about it", "is that place open on Sundays?", "那家店叫什么"), an ordinal or "the other"
+# ("the second one", "第二个"), or a word asking for more ("anything else?", "继续", "还有呢").
+_PICKS_UP = re.compile(r"\b(?:it|its|that|this|those|these|them|they|he|she|him|his|her|their|one|ones|more|else|"
+                       r"again|instead|then|first|second|third|last|other|next|previous|above|earlier)\b"
+                       r"|它|他|她|[那这](?:个|家|些|种|款|位|条|件|本|部|次|里|边)|上面|刚才|刚刚|前面|第\S个|"
+                       r"继续|另一|再说|还有呢|然后呢|呢[？?]?\s*$", re.I)
+
+
+def picks_up(query: str) -> bool:
+    """Whether a query picks up the conversation before it rather than asking on its own.
+
+        >>> picks_up("tell me more about the second one"), picks_up("那家店几点关门？"), picks_up("what car do I drive?")
+        (True, True, False)
+    """
+    return _PICKS_UP.search(query[:READ_LIMIT]) is not None
 
 
 EARLIER_SNIPPETS = 6  # of the conversations before the last pause, a summary shows this many besides the relevant ones
