@@ -110,6 +110,18 @@ def test_a_question_of_its_own_after_a_night_leaves_the_supposition_it_came_back
         assert "十字山" in memory.build_context("那边有什么好吃的？", "kai")  # picked up: the exchange stays
 
 
+def test_an_unshown_reply_still_ends_the_last_exchange(clock):
+    """The assistant's last reply, unconfirmed, is not shown in a new session; it still answered
+    the user's last turn, so an older exchange (a month old) does not pass for the recent one."""
+    with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
+        _chat(memory, clock, ("user", "I work out of the Denver office"), ("assistant", "Got it."))
+        clock.advance(days=30)
+        _chat(memory, clock, ("user", "my sister visits in May"), ("assistant", "Any plans for her visit?"))
+        context = memory.build_context("what should we do in May?", "kai", session_id="new")
+        assert "recent: user: my sister visits in May" in context and "Any plans" not in context
+        assert "recent: user: I work out of the Denver office" not in context
+
+
 def test_the_last_exchange_survives_a_night(clock):
     with MemoryManager(store_path=None, clock=clock, window_size=6) as memory:
         _chat(memory, clock, ("user", "which laptop for video editing under $2,000?"),

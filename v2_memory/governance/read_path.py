@@ -60,11 +60,11 @@ class ReadPath:
         if not with_summary:
             return explanation
         view = self.governor.view
-        window = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
-        history = tuple(rid for rid, _ in window[:view.conversation_start(window, query)] if rid is not None)
+        before, recent = view.split_window(self.cache.window.entries(scope), scope, session_id, task_id, query)
+        history = tuple(rid for rid, _ in before if rid is not None)
         entries = view.summary_entries(self.cache.summaries.get(scope).covers + history, scope, session_id=session_id,
                                        task_id=task_id, domain=domain, identifiers=explanation.route.identifiers,
-                                       window=tuple(m for _, m in window), query_terms=frozenset(analyze(query)),
+                                       window=tuple(m for _, m in before + recent), query_terms=frozenset(analyze(query)),
                                        query_text=query)
         return replace(explanation, summary=tuple(entries))
 
@@ -79,18 +79,16 @@ class ReadPath:
         items = [ContextItem("task", line) for line in (view.task_lines(scope, task_id)
                                                          if explanation.route.kind == "task" else [])]
         items += [ContextItem("persona", line) for line in self.governor.fact_lines(explanation.facts)]
-        entries = view.window_for_read(self.cache.window.entries(scope), scope, session_id, task_id)
         # Turns said before a pause in the conversation are history, no longer recent: the summary
         # covers them for this read, judged as it judges what left the window.
-        cut = view.conversation_start(entries, query)
-        recent = entries[cut:]
+        before, recent = view.split_window(self.cache.window.entries(scope), scope, session_id, task_id, query)
         # Memories already shown in the recent window are not repeated; a memory line shows the
         # others, so the summary leaves them out: the context says each thing once.
         in_window = {record_id for record_id, _ in recent}
         fresh = [a for a in explanation.admitted if a.record_id not in in_window][:top_k]
         summary = self.summary(scope, session_id, task_id, domain, explanation.route.identifiers,
-                               history=tuple(rid for rid, _ in entries[:cut] if rid is not None),
-                               window=tuple(m for _, m in entries), query_terms=frozenset(analyze(query)),
+                               history=tuple(rid for rid, _ in before if rid is not None),
+                               window=tuple(m for _, m in before + recent), query_terms=frozenset(analyze(query)),
                                query_text=query, as_memories=frozenset(a.record_id for a in fresh))
         entries = recent
         # Which of the words shown instruct the assistant: their lines are marked quoted.

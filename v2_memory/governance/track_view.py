@@ -146,6 +146,21 @@ class TrackView:
                 and not (i != last_reply and rid in states and not states[rid].verified)
                 and self._in_read_scope(message, scope, session_id, task_id)]
 
+    def split_window(self, entries: list[tuple[int | None, Message]], scope: Scope, session_id: str | None,
+                     task_id: str | None, query: str | None = None) -> tuple[list[Any], list[Any]]:
+        """The window entries this read may see (``window_for_read``), as history and the
+        conversation going on (``conversation_start``). Where the conversation begins is read from
+        every turn in the read's scope, shown or not: the last exchange ends with the assistant's
+        last reply even when that reply, unconfirmed, is not shown — else an older exchange whose
+        reply is shown would stand for it, and a month-old turn would pass for recent."""
+        visible = self.window_for_read(entries, scope, session_id, task_id)
+        if not self.policy.enabled:
+            return [], visible
+        turns = [entry for entry in entries if self._in_read_scope(entry[1], scope, session_id, task_id)]
+        going_on = {id(message) for _, message in turns[self.conversation_start(turns, query):]}
+        return ([entry for entry in visible if id(entry[1]) not in going_on],
+                [entry for entry in visible if id(entry[1]) in going_on])
+
     def conversation_start(self, entries: list[tuple[int | None, Message]], query: str | None = None) -> int:
         """Where this read's conversation begins in the window: after the last pause of at least
         ``CONVERSATION_GAP`` between two turns, or between the last turn and now (0: no pause) —
