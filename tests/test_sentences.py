@@ -27,6 +27,10 @@ def facts(text):
     ("介绍几部科幻电影", "request"), ("解释一下什么叫复利", "request"),
     ("下周三提醒我交物业费", "request"), ("plan to visit Rome next year", "statement"),
     ("write-up went out on Friday", "statement"), ("今天给我发了奖金", "statement"),
+    # a question word before 都/也 means "any": it asks nothing
+    ("我什么都吃", "statement"), ("哪儿都不想去", "statement"), ("谁也不认识", "statement"),
+    ("怎么也睡不着", "statement"), ("我对什么都不过敏", "statement"),
+    ("你什么都吃吗", "question"), ("哪天都行吗", "question"), ("为什么都不理我", "question"), ("去哪儿", "question"),
 ])
 def test_each_clause_has_its_speech_act(text, act):
     assert {c.act for c in read_message(text)} == {act}

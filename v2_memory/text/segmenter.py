@@ -62,8 +62,12 @@ _LEAD_IN = re.compile(
 _ADVERBS_ZH = "现在|已经|再也|也|都|真的|一直|从来|其实|平时|一般|最近|目前|如今|本来|向来|还|就|又|确实|可能|好像|特别|非常|比较|有点"
 
 # -- speech acts ----------------------------------------------------------------------------------
+# A question word before 都 or 也 asks nothing: it means "any" ("我什么都吃", "哪儿都不想去",
+# "谁也不认识", "怎么也睡不着"), a statement.
+_ANY_ZH = r"(?![都也])"
 _QUESTION_ZH = re.compile(r"[吗嘛呢么]\s*$|来着|是不是|是否|有没有|会不会|能不能|要不要|(?<!不)对不对|对吧|好不好|行不行|可不可以|"
-                          r"什么|啥|哪|几点|几号|几月|几天|多少|多久|怎么|怎样|为什么|为何|谁|何时|何地|难道")
+                          rf"什么{_ANY_ZH}|啥{_ANY_ZH}|哪(?![儿里个种天家]?[都也])|几点|几号|几月|几天|多少{_ANY_ZH}|多久|"
+                          rf"怎么{_ANY_ZH}|怎样|为什么|为何|谁{_ANY_ZH}|何时|何地|难道")
 _QUESTION_EN = re.compile(
     r"^(?:do|does|did|is|are|was|were|am|can|could|will|would|should|shall|have|has|had|may|might|"
     r"didn'?t|don'?t\s+you|doesn'?t|isn'?t|aren'?t|wasn'?t|weren'?t|won'?t|wouldn'?t|shouldn'?t|can'?t|couldn'?t|haven'?t|hasn'?t|"
