@@ -220,6 +220,22 @@ def test_a_write_locks_the_users_whose_reads_it_carries(two_processes):
     assert [e.data.get("query") for e in first.audit.reads()] == ["red notebook"]
 
 
+def test_an_erasure_in_one_process_drops_the_read_traces_another_carries(two_processes, pg_schema):
+    """Reads of carl in one process wait to be written; carl is erased in another; the first
+    process's next add (of bob: it locks carl too) writes none of them back."""
+    first, second = two_processes
+    second.storage.db.wait_for_lock = True
+    second.add(Message("user", "carl's locker code is 4471", "carl"))
+    for query in ("locker code", "what is carl's locker code", "4471"):
+        second.build_context(query, "carl")
+    assert second.storage.book.pending
+    first.erase_user("carl")
+    second.add(Message("user", "bob likes tea", "bob"))
+    assert not second.storage.book.pending
+    assert b"4471" not in pg_schema.dump() and b"locker" not in pg_schema.dump()
+    assert [e.data.get("query") for e in first.audit.reads()] == []
+
+
 def test_upkeep_of_the_whole_store_is_done_by_one_writer_at_a_time(two_processes):
     first, second = two_processes
     with _holding(first, (None, "ann")):
