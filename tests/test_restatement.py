@@ -308,3 +308,35 @@ def test_a_weekly_rule_moved_is_replaced_but_one_occasion_is_an_exception():
     assert "周日下午两点" not in _context(memory, "围棋课什么时候")
     memory.add(Message("user", "book club meets every Tuesday at 7pm", "v"))
     assert not memory.add(Message("user", "book club moved to Wednesday at 7pm this week only", "v")).supersedes
+
+
+def test_a_named_thing_given_a_new_number_is_restated():
+    """The name is the thing ("Python 3.11", "Kindle 10", "小爱音箱2"): said to have changed, a new
+    number replaces the old; without a word of change, or for someone else's, or with "also", not."""
+    memory = _memory()
+    memory.add(Message("user", "the lab machines all run Python 3.9 and conda", "u"))
+    memory.add(Message("user", "what's a good name for a sourdough starter?", "u"))
+    result = memory.add(Message("user", "we upgraded the lab to Python 3.12 over the break", "u"))
+    assert result.supersedes
+    context = _context(memory, "which python do the lab machines run?")
+    assert "3.12" in context and "3.9" not in context
+
+    memory = _memory()
+    memory.add(Message("user", "家里的音箱是小爱音箱2，声音一般", "u"))
+    assert memory.add(Message("user", "换了，现在是小爱音箱4", "u")).supersedes
+
+    for later in ["my brother switched to a Kindle 11", "I also switched to a Kindle 11 for travel",
+                  "the shop now sells the Kindle 11", "Amazon just upgraded the Kindle 11 screen",
+                  "the Kindle 11 is out now"]:
+        memory = _memory()
+        memory.add(Message("user", "I read on a Kindle 10 every night", "u"))
+        assert not memory.add(Message("user", later, "u")).supersedes, later
+
+
+def test_what_names_a_thing_and_its_number():
+    from v2_memory.governance.restatement import versions
+
+    assert versions("we moved everything to Postgres 16, and Redis 7.2") == {("postgres", "16"), ("redis", "7.2")}
+    assert versions("现在是小爱音箱4，花了299") == {("小爱音箱", "4")}
+    # a time, a length of time, an amount with its unit, a kind of number: no thing named
+    assert versions("lunch at 12 for 3 weeks, 140g of rice, on version 5.1, chapter 7") == frozenset()

@@ -30,7 +30,7 @@ from ..storage.ledger import Ledger, scope_key
 from ..storage.vector_store import hooks_of
 from .conflicts import Target, clause_of, correction_target, may_update_person, person_update_targets, resolve_key, retraction_target, update_facts, terms_of
 from .corrections import Correction
-from .restatement import POINTER_REACH, restated_clauses, restatement_target
+from .restatement import POINTER_REACH, VERSION, restated_clauses, restatement_target
 from .revocation import MAX_TARGETS, Revocation, revocation_targets, sentences_holding
 from .decay import DecayRates
 from .decisions import considering, decided
@@ -218,9 +218,10 @@ class Resolver:
             if restated.pointer:
                 records = [r for r in (self.store.get(rid) for rid in recent[:POINTER_REACH]) if r is not None
                            and r.get("session_id") == message.session_id]
-            elif restated.unit_named:
-                # "加到75微克" names no word of "一天50微克": the user's latest statements (a rare
-                # message, and a bounded look: the newest ``UNIT_CANDIDATES``).
+            elif restated.unit_named or VERSION in restated.kinds:
+                # "加到75微克" names no word of "一天50微克", and the article's tokens may hide a
+                # name ("我用的是iphone" is one): the user's latest statements (a rare message, and
+                # a bounded look: the newest ``UNIT_CANDIDATES``).
                 records = self.history(message, record_id)[-UNIT_CANDIDATES:]
             else:
                 # subtle: the store's search for the thing's words, not the user's whole history, so

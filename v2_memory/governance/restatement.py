@@ -16,7 +16,10 @@ What counts as the same thing is strict, because a wrong supersession hides a tr
     the holder      the same person when both say whose it is ("my sister's flight" is not mine)
     identifiers     the same ones, if any ("ISO 9001's audit" is not "ISO 9002's")
     the value       a time, a date or a day in both, and a new one the old clause lacks
-                    ("周五上午" after "周四上午": the morning stays, the day moved)
+                    ("周五上午" after "周四上午": the morning stays, the day moved); or the
+                    number of a named thing ("we upgraded everything to node 22" after "our
+                    services run node 18", "现在是iPhone 15" after "我用的是iPhone 12"): the
+                    name is the thing, and the sentence must say it changed (``versions``)
 
 A clause with a when but no thing, only a pronoun ("he'll be here at 4:30", "they could only do
 8:45", "她改到三点了"), points back: at the latest of the user's few messages still in the recent
@@ -43,7 +46,8 @@ from .conflicts import Target, terms_of
 from .corrections import kind_pattern, kind_values, value_kinds
 from .identifiers import extract_identifiers
 
-__all__ = ["Restated", "restated_clauses", "restatement_target", "amounts", "points_back", "KINDS", "AMOUNT"]
+__all__ = ["Restated", "restated_clauses", "restatement_target", "amounts", "versions", "points_back", "KINDS", "AMOUNT",
+           "VERSION"]
 
 KINDS = frozenset({"time", "date", "day"})  # values that say when: one per plan, so a new one replaces it
 # Words that say that a thing changed or happens, not which thing it is.
@@ -105,6 +109,14 @@ def restated_clauses(text: str) -> list[Restated]:
             kinds = frozenset()  # "upped me to 100mg today": the amount is what changed, not the day
         # An amount (a price, a room, a dose) restates only where the sentence says it changed:
         # "周会以后在516开", "he changed his mind, it'll be $2,050", "他又改口了，说5000就行".
+        named = versions(core) if not kinds and not unit_set and clause.act == "statement" and (
+            changed or _UPGRADED.search(sentence)) and _own_change(clause.whose, sentence) else frozenset()
+        if named:  # "we upgraded everything to node 22", "现在是iPhone 15": the name is the thing
+            if not _ADDED.search(sentence):
+                found.append(Restated(clause.start, clause.end, frozenset(name for name, _ in named), frozenset({VERSION}),
+                                      frozenset(f"{name}:{number}" for name, number in named), whose, frozenset(),
+                                      changed=True))
+            continue
         values = frozenset(kind_values(core, kinds)) if kinds else unit_set or (amounts(core) if changed else frozenset())
         if not values or clause.act in ("question", "conditional") or (clause.act == "report" and kinds and not news):
             continue
@@ -174,6 +186,62 @@ def amounts(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+VERSION = "version"  # the number of a named thing: "node 18", "iPhone 12", "Windows 10", "小米14"
+# Words a number follows that name no thing ("for 3 weeks", "only 2"), or a kind of number, not the
+# thing it numbers ("the billing service is on version 5.1": "version" is every service's).
+_VERSION_STOP = frozenset(
+    "about after again all also and any are around at back before but by each every for from got had has have "
+    "into just last less like more most much next not now only over per since than that the then these this "
+    "those till top under until up very was were what when which with approx nearly almost "
+    "version ver release build model number item step option level phase stage round part page chapter season "
+    "episode volume vol tier grade size 版本 型号 版 号".split())
+_VERSIONED = re.compile(r"(?<![A-Za-z0-9_.$€£¥#@/-])([A-Za-z][A-Za-z+#]{2,19}|[\u4e00-\u9fff]{1,8})\s?[vV]?(\d{1,4}(?:\.\d{1,3}){0,2})"
+                        r"(?![\w.%:/-]|,\d|\s?(?:%|kg|g|mg|lbs?|km|mi|miles?|hours?|hrs?|minutes?|mins?|days?|weeks?|months?|"
+                        r"years?|times?|people|pm|am)\b)", re.I)
+_NOT_A_NAME_ZH = re.compile(r"[了的是在有到成为约共第个和与跟把被给对向从往还就都也又再才只多少几每这那花用要]")
+# Saying a thing's number changed: the change words, and an upgrade or a switch.
+_UPGRADED = re.compile(r"\b(?:upgraded|downgraded|updated|switched|migrated|bumped|went\s{1,3}to|moved\s{1,3}to)\b|"
+                       r"升级|降级|换了|换回|改用|换用|更新到", re.I)
+
+
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'd|we|we're|we've|my|our|me|us)\b|我|咱", re.I)
+_SWITCHED_ZH = re.compile(r"换了|换回|换成|改用|换用|升级|降级")
+
+
+def _own_change(whose: str, sentence: str) -> bool:
+    """Whether a sentence tells of the speaker's own thing changing: said by or of the user ("we
+    upgraded the lab to Python 3.12"), or, as Chinese leaves the subject out, a switch with no one
+    else named ("换了，现在是小爱音箱4"); not "the shop now sells the Kindle 11"."""
+    if whose == "user" or _OWN.search(sentence):
+        return True
+    return not sentence.isascii() and _SWITCHED_ZH.search(sentence) is not None and whose != "other"
+
+
+def versions(text: str) -> frozenset[tuple[str, str]]:
+    """The named things ``text`` gives a number, as (name, number); not a time, a date or an amount
+    with its unit ("node 18" is one, "for 3 weeks" and "140g" are not).
+
+        >>> sorted(versions("we upgraded everything to node 22, and python 3.12"))
+        [('node', '22'), ('python', '3.12')]
+        >>> sorted(versions("现在是iPhone 15，之前花了200")), sorted(versions("lunch at 12 for 3 weeks"))
+        ([('iphone', '15')], [])
+    """
+    text = text[:2000]
+    for kind in _WHENS:
+        text = kind_pattern(kind).sub(lambda m: " " * len(m.group(0)), text)
+    found = set()
+    for m in _VERSIONED.finditer(text):
+        name = m.group(1).casefold()
+        if not name.isascii():  # "换了个小米14": the name is what follows the last function character
+            name = _NOT_A_NAME_ZH.split(name)[-1]
+            if len(name) < 2 or name in _VERSION_STOP:
+                continue
+        elif name in _VERSION_STOP:
+            continue
+        found.add((name, m.group(2)))
+    return frozenset(found)
+
+
 def _classes(values: Iterable[str]) -> set[str]:
     return {value.split(":")[0] for value in values}
 
@@ -232,6 +300,8 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
     """The latest clause among ``candidates`` (records, newest first) that ``restated`` gives a new
     value: the same thing, the same holder, a value of a shared kind, not all of them the old ones."""
     amount = AMOUNT in restated.kinds
+    if VERSION in restated.kinds:
+        return _version_target(restated, candidates)
     for record in candidates:
         for clause in read_message(record["content"]):
             # A pointer's amount may be someone's word ("my landlord says rent goes to $2,150", then
@@ -264,3 +334,16 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
                 return Target(record["record_id"], (clause.start, clause.end), "restated")
     return None
 
+
+def _version_target(restated: Restated, candidates: Iterable[dict[str, Any]]) -> Target | None:
+    """The latest statement among ``candidates`` naming one of ``restated``'s things with another
+    number, by the same holder ("node 22" after "node 18"; "my wife's iPhone 15" is not mine)."""
+    new = dict(value.split(":", 1) for value in restated.values)
+    for record in candidates:
+        for clause in read_message(record["content"]):
+            if clause.act != "statement" or ("unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose):
+                continue
+            old = versions(clause.core)
+            if any(name in new and number != new[name] and (name, new[name]) not in old for name, number in old):
+                return Target(record["record_id"], (clause.start, clause.end), "restated")
+    return None
