@@ -7,7 +7,7 @@ read shows them through the summary, whose rules apply (a supposition is not the
 from __future__ import annotations
 
 from v2_memory import MemoryManager, Message
-from v2_memory.governance.summary_view import supposes
+from v2_memory.governance.summary_view import only_asks, supposes
 from v2_memory.governance.track_view import CONVERSATION_GAP, picks_up
 from v2_memory.text.segmenter import read_message
 
@@ -83,6 +83,23 @@ def test_a_question_to_the_assistant_is_not_the_users_story(clock):
         reasons = [e.reasons for e in memory.explain("eggs", "kai").summary if not e.shown]
         assert reasons == [("question",)]
         assert "soft-boiled" in memory.build_context("how long for soft-boiled eggs?", "kai")  # asked again: found
+
+
+def test_a_doubt_about_oneself_is_a_question_and_what_follows_says_why(clock):
+    """"am I …?", "我是不是…", "要不要…" then the reason for asking: the message asks; the answer the
+    user found later is the story. A question followed by a plan of the user's stays."""
+    with MemoryManager(store_path=None, clock=clock, window_size=2) as memory:
+        _chat(memory, clock, ("user", "am I anemic? I get dizzy every time I stand up"),
+              ("user", "我是不是对猫过敏啊，一撸猫就打喷嚏"), ("user", "what time is it? I'm meeting Sam at 5"))
+        clock.advance(days=3)
+        _chat(memory, clock, ("user", "blood test came back: iron is fine, it's low blood pressure"),
+              ("user", "ok"), ("user", "thanks"))
+        shown = {e.record_id: e.reasons for e in memory.explain("what did my blood test say?", "kai").summary}
+        assert shown[1] == ("question",) and shown[2] == ("question",) and shown[3] == ()
+    for text, asks in [("i wonder if i'm lactose intolerant, milk wrecks me", True), ("要不要辞职啊，天天加班", True),
+                       ("should I switch to the night shift? it pays 20% more", True),
+                       ("I'm lactose intolerant, is oat milk ok?", False), ("do fish sleep? my goldfish never blinks", False)]:
+        assert (only_asks(text) == ("question",)) is asks, text
 
 
 def test_a_hedged_fact_is_the_users_story():

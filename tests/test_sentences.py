@@ -31,6 +31,9 @@ def facts(text):
     ("我什么都吃", "statement"), ("哪儿都不想去", "statement"), ("谁也不认识", "statement"),
     ("怎么也睡不着", "statement"), ("我对什么都不过敏", "statement"),
     ("你什么都吃吗", "question"), ("哪天都行吗", "question"), ("为什么都不理我", "question"), ("去哪儿", "question"),
+    # "if" after wonder, not sure, ask … means "whether": it asks, it supposes nothing
+    ("I wonder if I'm gluten intolerant", "question"), ("not sure if the shop is open", "question"),
+    ("I asked if they deliver", "statement"),
 ])
 def test_each_clause_has_its_speech_act(text, act):
     assert {c.act for c in read_message(text)} == {act}

@@ -66,13 +66,31 @@ _WOULD = re.compile(r"\b(?:will|would|might|could|maybe|perhaps|gonna|going\s{1,
 
 def only_asks(text: str) -> tuple[str, ...]:
     """``("question",)`` when every clause of ``text`` is a question ("why is the sky blue?", "溏心蛋要
-    煮几分钟"): the user asked the assistant something, which tells the story nothing; else ``()``.
+    煮几分钟"): the user asked the assistant something, which tells the story nothing; or when it
+    opens by asking about the user's own case ("am I …", "I wonder if I …", "should I …", "我是不
+    是…", "要不要…", "…会不会太…") and the rest only says why it asks ("我是不是乳糖不耐受啊，一喝牛奶
+    就胀气", "i wonder if i'm gluten intolerant, i always feel bloated after pasta night"): a doubt,
+    not what holds. Else ``()``.
 
         >>> only_asks("do fish sleep?"), only_asks("remind me to call mum"), only_asks("I moved to Oslo")
         (('question',), (), ())
+        >>> only_asks("搬去成都会不会太冲动啊，北京房租太贵了"), only_asks("what time is it? I'm meeting Sam at 5")
+        (('question',), ())
     """
     clauses = read_message(text[:READ_LIMIT])
-    return ("question",) if clauses and all(c.act == "question" for c in clauses) else ()
+    if not clauses:
+        return ()
+    if all(c.act == "question" for c in clauses):
+        return ("question",)
+    doubt = clauses[0].act == "question" and _SELF_QUESTION.search(clauses[0].core) is not None
+    return ("question",) if doubt and all(c.act in ("question", "statement") for c in clauses) else ()
+
+
+# A question about the user's own case: a doubt about themselves or their own next step.
+_SELF_QUESTION = re.compile(r"^(?:(?:hmm+|ok|so|honestly)\s+)?(?:am\s+i|i\s+wonder\s+(?:if|whether)\s+i|do\s+i|should\s+i|"
+                            r"could\s+i\s+be|is\s+it\s+(?:bad|weird|normal|ok|okay|crazy|dumb)\s+(?:if|that)\s+i|"
+                            r"would\s+it\s+be\s+(?:crazy|dumb|silly|bad)\s+(?:to|if\s+i))\b"
+                            r"|^我?(?:是不是|要不要|该不该|会不会)|会不会太|要不要", re.I)
 
 
 @dataclass(frozen=True)

@@ -77,8 +77,11 @@ _QUESTION_EN = re.compile(
     re.I,
 )
 _TAG = re.compile(r"(?:对吧|对不对|是吧|是不是|对吗|是吗|没错吧|吧|right|correct|isn'?t\s+it|didn'?t\s+i|don'?t\s+i|ok|okay|yes|no|eh|huh)", re.I)
+# "if" after wonder, not sure, ask, check, see … means "whether": "I wonder if I'm gluten intolerant"
+# asks, it supposes nothing.
+_WHETHER_IF = r"(?<!wonder )(?<!sure )(?<!know )(?<!ask )(?<!asked )(?<!check )(?<!see )(?<!tell me )(?<!decide )"
 _CONDITIONAL = re.compile(r"如果|要是|假如|假设|假使|万一|倘若|若是|的话|除非|一旦|"
-                          r"\b(?:if|unless|suppose|supposing|imagine|in\s+case|assuming|hypothetical(?:ly)?|were\s+i|had\s+i|would\s+i|i'?d\s+(?:be|have|like|love))\b",
+                          rf"\b(?:{_WHETHER_IF}if|unless|suppose|supposing|imagine|in\s+case|assuming|hypothetical(?:ly)?|were\s+i|had\s+i|would\s+i|i'?d\s+(?:be|have|like|love))\b",
                           re.I)
 _FOR_YOU = re.compile(r"(?:if|in\s+case|whenever|should)\s+(?:you|u)(?:'re|\s+are)?\s+(?:ever\s+)?(?:need|want\s+it|suggest|pick|book|plan)"
                       r"|(?:如果|要是|万一)?(?:你|您)(?:要是|如果)?(?:需要|用得上)", re.I)
