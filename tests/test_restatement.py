@@ -340,3 +340,14 @@ def test_what_names_a_thing_and_its_number():
     assert versions("现在是小爱音箱4，花了299") == {("小爱音箱", "4")}
     # a time, a length of time, an amount with its unit, a kind of number: no thing named
     assert versions("lunch at 12 for 3 weeks, 140g of rice, on version 5.1, chapter 7") == frozenset()
+
+
+def test_a_rule_moved_from_a_day_on_is_replaced_but_one_day_is_an_exception():
+    """"starting tomorrow", "明天开始": the rule moves from then on; "明天" alone is that one day."""
+    for old, new, moved in [("we have standup every day at 9:30 on zoom", "starting tomorrow standup is moved to 10:30", True),
+                            ("我们每天早上9点半开站会", "明天开始站会改到10点半了", True),
+                            ("我们每天早上9点半开站会", "明天站会改到10点半", False),
+                            ("we have standup every day at 9:30 on zoom", "tomorrow standup is moved to 10:30", False)]:
+        memory = _memory()
+        memory.add(Message("user", old, "u"))
+        assert bool(memory.add(Message("user", new, "u")).supersedes) is moved, new

@@ -133,6 +133,7 @@ def restated_clauses(text: str) -> list[Restated]:
             # left unsaid ("会挪到周五上午了", "pushed to 3pm now"): what changed is what was just said.
             pointer = not topic and (_PRONOUN.search(core) is not None or _CHANGED.search(core) is not None)
         unit_named = bool(unit_set)
+        starting = _STARTING.search(core) is not None  # "明天开始standup改到10点半": a new rule, not one day
         if clause.act == "report" and not (pointer or unit_named or news):
             continue  # someone's words about a thing: only the one who changed it may restate it
         if _ADDED.search(sentence):
@@ -141,8 +142,8 @@ def restated_clauses(text: str) -> list[Restated]:
             if identifiers is None:
                 identifiers = frozenset(extract_identifiers(text[:2000]))
             found.append(Restated(clause.start, clause.end, topic, kinds, values, whose, identifiers, pointer,
-                                  changed or unit_named, _EVERY.search(core) is not None, unit_named,
-                                  _ONCE.search(core) is not None))
+                                  changed or unit_named, _EVERY.search(core) is not None or starting,
+                                  unit_named, _ONCE.search(core) is not None and not starting))
     return found
 
 
@@ -272,6 +273,11 @@ _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|�
 # One occasion named: "this week's lesson moved to Sunday" is an exception to the weekly rule.
 _ONCE = re.compile(r"\b(?:this|next)\s{1,3}(?:week|time|one)\b|\b(?:today|tonight|tomorrow|just\s{1,3}once)\b|"
                    r"这周|本周|下周|这次|这回|下次|(?<!从)今天|明天|今晚|就这一次", re.I)
+# "starting tomorrow", "明天开始", "from next week": what follows holds from then on, a rule moved,
+# not one occasion.
+_STARTING = re.compile(r"(?:从)?(?:明天|后天|今天|下周[一二三四五六日天]?|下个?(?:星期|礼拜|月)[一二三四五六日天]?|周[一二三四五六日天])(?:开始|起)|"
+                       r"\b(?:starting|from|as\s{1,3}of|beginning)\s{1,3}(?:tomorrow|today|next\s{1,3}(?:week|month)|"
+                       r"(?:this\s{1,3}|next\s{1,3})?(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b", re.I)
 # "every day" against "on Fridays": a rule and its exception are two things.
 # "from now on", "以后都": a new standing rule, like the daily one it replaces.
 _EVERY = re.compile(r"\b(?:every|each|daily|weekly|weekdays|weekends|from\s{1,3}now\s{1,3}on|going\s{1,3}forward)\b|"
@@ -293,7 +299,7 @@ def _near(old: Iterable[str], new: Iterable[str]) -> bool:
 
 
 def _thing(text: str) -> frozenset[str]:
-    return frozenset(t for t in terms_of(_CHANGED.sub(" ", text)) if t not in _EVENT_WORDS)
+    return frozenset(t for t in terms_of(_CHANGED.sub(" ", _STARTING.sub(" ", text))) if t not in _EVENT_WORDS)
 
 
 def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]]) -> Target | None:
