@@ -351,3 +351,19 @@ def test_a_rule_moved_from_a_day_on_is_replaced_but_one_day_is_an_exception():
         memory = _memory()
         memory.add(Message("user", old, "u"))
         assert bool(memory.add(Message("user", new, "u")).supersedes) is moved, new
+
+
+def test_a_time_said_to_hold_something_else_now_replaces_what_it_held():
+    """The when is what the clause is about ("thursday evenings are choir now", "周六上午改成游泳了"):
+    the old thing at that time goes. A new thing beside it, a thing moved into the time, one week's
+    exception or someone else's time is not that."""
+    for old, new, replaced in [
+            ("thursday evenings I coach the under-10s at the rink", "thursday evenings are choir practice now", True),
+            ("周六上午带女儿上钢琴课", "周六上午改成游泳了，钢琴先停", True),
+            ("on friday I have my piano lesson", "on friday we now have a team lunch", False),
+            ("tuesday 3pm is my piano lesson", "I moved the dentist to tuesday 3pm", False),
+            ("every saturday morning I go hiking", "saturday morning is the dentist this week", False),
+            ("my sister does yoga on sundays", "sundays are brunch days now", False)]:
+        memory = _memory()
+        memory.add(Message("user", old, "u"))
+        assert bool(memory.add(Message("user", new, "u")).supersedes) is replaced, new

@@ -226,7 +226,8 @@ class Resolver:
             else:
                 # subtle: the store's search for the thing's words, not the user's whole history, so
                 # a write costs what its matches cost however long the history is.
-                hits = hooks_of(self.store).lexical.search(" ".join(sorted(restated.topic)), message.user_id,
+                words = restated.topic | restated.values if restated.slot else restated.topic  # the slot finds what it held
+                hits = hooks_of(self.store).lexical.search(" ".join(sorted(words)), message.user_id,
                                                           top_k=RESTATEMENT_CANDIDATES, threshold=1e-9,
                                                           tenant_id=message.tenant_id)
                 records = [h.record for h in hits]

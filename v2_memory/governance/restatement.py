@@ -16,7 +16,9 @@ What counts as the same thing is strict, because a wrong supersession hides a tr
     the holder      the same person when both say whose it is ("my sister's flight" is not mine)
     identifiers     the same ones, if any ("ISO 9001's audit" is not "ISO 9002's")
     the value       a time, a date or a day in both, and a new one the old clause lacks
-                    ("周五上午" after "周四上午": the morning stays, the day moved); or the
+                    ("周五上午" after "周四上午": the morning stays, the day moved); or the same
+                    time said to hold another thing now ("tuesday nights are pottery class now",
+                    "下周末改去千岛湖了": ``slot``, found by the time's words); or the
                     number of a named thing ("we upgraded everything to node 22" after "our
                     services run node 18", "现在是iPhone 15" after "我用的是iPhone 12"): the
                     name is the thing, and the sentence must say it changed (``versions``)
@@ -76,6 +78,7 @@ class Restated:
     every: bool = False  # it states a rule ("every day", "每周"), not one occasion
     unit_named: bool = False  # set to an amount whose unit names what it measures ("加到75微克", "bumped to 40mg")
     once: bool = False  # it names one occasion ("this week", "这次"): an exception, not the rule moved
+    slot: bool = False  # the when is what it is about: "tuesday nights are pottery now", "下周末改去千岛湖了"
 
 
 def restated_clauses(text: str) -> list[Restated]:
@@ -143,7 +146,8 @@ def restated_clauses(text: str) -> list[Restated]:
                 identifiers = frozenset(extract_identifiers(text[:2000]))
             found.append(Restated(clause.start, clause.end, topic, kinds, values, whose, identifiers, pointer,
                                   changed or unit_named, _EVERY.search(core) is not None or starting,
-                                  unit_named, _ONCE.search(core) is not None and not starting))
+                                  unit_named, _ONCE.search(core) is not None and not starting,
+                                  bool(kinds & KINDS) and changed and _fills_slot(core, kinds & KINDS)))
     return found
 
 
@@ -267,7 +271,7 @@ _CHANGED = re.compile(r"\b(?:changed\s{1,3}(?:his|her|their|my|our)\s{1,3}minds?
                       r"brought\s{1,3}forward|no\s{1,3}longer|after\s{1,3}all|"
                       # news of the plan from whoever runs it: "the clinic called, 3pm", "那边打电话来，四点半到"
                       r"called|texted|rang|emailed|messaged|confirmed)\b"
-                      r"|现在|改到|改成|改在|改为|换到|换成|挪到|调到|调成|调整到|延到|延期|改期|推迟|延后|提前|以后|不再|改口|变卦|打电话来|来电话|打来电话|发消息来|发来消息|回电话|通知说", re.I)
+                      r"|现在|改到|改成|改在|改为|改去|有变|换到|换成|挪到|调到|调成|调整到|延到|延期|改期|推迟|延后|提前|以后|不再|改口|变卦|打电话来|来电话|打来电话|发消息来|发来消息|回电话|通知说", re.I)
 # "also", "too", "another", "也", "还", "另外": one more of the kind, never a new value for the old one.
 _ADDED = re.compile(r"\b(?:also|too|as\s{1,3}well|another|additionally|plus)\b|也|还有|另外|再加", re.I)
 # One occasion named: "this week's lesson moved to Sunday" is an exception to the weekly rule.
@@ -298,6 +302,21 @@ def _near(old: Iterable[str], new: Iterable[str]) -> bool:
     return False
 
 
+# What follows a when that a clause opens with, when the clause says what that time now holds:
+# "tuesday nights are pottery class now", "下周末改去千岛湖了" (not "on friday we now have a lunch").
+_SLOT_FILLED = re.compile(r"\s{0,3}(?:nights?|mornings?|evenings?|afternoons?|晚上|上午|下午|早上)?\s{0,3}"
+                          r"(?:is|are|will\s{1,3}be|'s|改(?:去|成|为|到)|换成|变成)", re.I)
+_SLOT_LEAD = re.compile(r"(?:on\s{1,3}|every\s{1,3}|下|这|本|每)?$", re.I)
+
+
+def _fills_slot(core: str, kinds: Iterable[str]) -> bool:
+    """Whether ``core`` opens with its when and says what that time holds now."""
+    first = min((m for kind in kinds for m in [kind_pattern(kind).search(core[:200])] if m is not None),
+                key=lambda m: m.start(), default=None)
+    return (first is not None and _SLOT_LEAD.fullmatch(core[:first.start()]) is not None
+            and _SLOT_FILLED.match(core, first.end()) is not None)
+
+
 def _thing(text: str) -> frozenset[str]:
     return frozenset(t for t in terms_of(_CHANGED.sub(" ", _STARTING.sub(" ", text))) if t not in _EVENT_WORDS)
 
@@ -322,6 +341,10 @@ def restatement_target(restated: Restated, candidates: Iterable[dict[str, Any]])
             if restated.unit_named:
                 if not _near(amounts(clause.core), restated.values) or _POSSESSOR.search(clause.core):
                     continue  # another dose: 500毫克 of calcium is not the 50微克 raised to 75
+            elif restated.slot and not amount and restated.values <= kind_values(clause.core, shared) \
+                    and not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)) and restated.whose in ("user", "unknown") \
+                    and clause.whose in ("user", "unknown") and bool(_EVERY.search(clause.core)) == restated.every:
+                return Target(record["record_id"], (clause.start, clause.end), "restated")  # the same time, now another thing
             elif not restated.topic <= terms_of(_CHANGED.sub(" ", clause.core)):
                 continue
             elif not reported and "unknown" not in (restated.whose, clause.whose) and restated.whose != clause.whose:
