@@ -452,3 +452,30 @@ def test_a_take_back_followed_by_its_reason_as_a_supposition_still_takes_back():
     assert split in result.supersedes  # a plain thing among the recent turns: superseded, as documented
     context = memory.build_context("what do you know about my cousin?")
     assert "Tom" not in context and "carrot cake" in context
+
+
+def test_the_name_of_a_thing_is_taken_back_by_its_kind():
+    """"forget the name of my band" takes the sentence that named it ("a trio called Marrowbone"),
+    though it shares none of its words; with two names in view, neither; named words still find
+    their own sentence first."""
+    memory = _memory()
+    memory.add(Message("user", "I work nights at the depot", "u"))
+    memory.add(Message("user", "on sundays we rehearse in a garage, a trio called Marrowbone", "u"))
+    result = memory.add(Message("user", "actually forget the name of my band, we might rename it", "u"))
+    assert result.supersedes
+    assert "Marrowbone" not in memory.build_context("what's my band called?", "u", top_k=10)
+    assert "depot" in memory.build_context("where do I work?", "u", top_k=10)
+
+    memory = _memory()
+    memory.add(Message("user", "my dog is named Biscuit", "u"))
+    memory.add(Message("user", "my cat is called Mochi", "u"))
+    assert not memory.add(Message("user", "forget the name of my pet", "u")).supersedes  # which pet?
+    memory.add(Message("user", "my dentist is Dr. Okafor on Elm St", "u"))
+    assert memory.add(Message("user", "forget the name of my dentist", "u")).supersedes
+
+
+def test_what_was_said_yesterday_is_the_users_own_words():
+    """"昨天说的…" leaves the speaker unsaid, as Chinese does: the user's own words, taken back."""
+    reading = detect_revocation("昨天说的那个外号你忘掉吧")
+    assert reading is not None and reading.said
+    assert detect_revocation("老师说的那个外号你忘掉吧") is None or not detect_revocation("老师说的那个外号你忘掉吧").said

@@ -56,6 +56,10 @@ _TABLE = {
     "grades": (r"\b(?:grades?|scores?|marks|exam\s{1,3}results?|test\s{1,3}results?|report\s{1,3}card)\b|成绩|分数|考试|考得",
                r"\b(?:grades?|scored?|marks|exam|test|gpa|report\s{1,3}card)\b|\b[A-F][+-]?\s{1,3}in\b|\d{1,3}\s{0,2}分|成绩|考了|考试|分数|及格|排名",
                "grade score exam test 成绩 考试 分数 考了"),
+    # the name the user gave something: "a side thing called lanternfish", "开了个号，叫“阿梨不吃梨”"
+    "name": (r"\b(?:names?|handle|username)\b|名字|名称|账号名|用户名|网名|店名",
+             r"\b(?:called|named)\s{1,3}[\w“\"']|\bname\s{1,3}is\b|(?:号|名字|名|店|账号)(?:就)?叫|叫[“\"「『]|名叫|取名",
+             "called named name 叫 名字 账号"),
     "pet": (r"\b(?:pets?|dogs?|cats?|puppy|kitten)\b|宠物|狗|猫",
             r"\b(?:pets?|dogs?|cats?|pupp(?:y|ies)|kittens?|vet)\b|宠物|狗|猫",
             "pet dog cat puppy vet 宠物 狗 猫"),

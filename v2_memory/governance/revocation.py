@@ -61,6 +61,7 @@ class Revocation:
     service: str = ""  # a withdrawn request named by its service ("the nudges", "吃药提醒"): the service's family
     attribute: str = ""  # an attribute of the user named ("where I live", "我的住址"): the fact key it takes back
     own: bool = False  # the pointer names the user's own words ("my last message", "我上一句"): past the assistant's question too
+    of_name: bool = False  # "the name of my side project": a name the user gave, of kind "name" (``categories.py``)
 
 
 # -- English -------------------------------------------------------------------------------------
@@ -103,6 +104,8 @@ _FRAME_EN = re.compile(r"\b(?:what|everything|anything|all|stuff|things?|bits?|p
                        r"please|pls|plz|abt|bout|now|anymore|again|any|more|completely|entirely|from|your|memory|notes?|records?|for|"
                        r"idea|ideas|business|matter|topic|story|situation|keep|keeping|messages?|msgs?|texts?|lines?|sentences?|ones?|"
                        r"name\s{1,8}of|does|doing)\b", re.I)
+
+_NAME_OF = re.compile(r"\bname\s{1,8}of\b", re.I)
 
 # Requests named by the service they asked for ("drop the language-app nudges", "晚上那个吃药提醒取消吧"):
 # each family is the noun a take-back uses and the words a request for that service uses.
@@ -157,6 +160,7 @@ _DISUSE_ZH = r"(?:别|不要|不用|甭)(?:再)?(?:这么|那么)?(?:用|叫)了
 _ZH = re.compile(rf"(?P<forget>{_FORGET_ZH})|(?P<erase>{_ERASE_ZH})|(?P<keep>{_KEEP_ZH})|(?P<stop>{_STOP_ZH})|(?P<unsaid>当我没说)"
                  rf"|(?P<disuse>{_DISUSE_ZH})")
 _SPEECH_ZH = re.compile(r"我(?:刚才|刚刚|之前|前面|上次)?(?:说|讲|提|告诉你)的|上一句|上句|上一条|上条|刚才(?:那句|那条|说的|讲的)|刚刚(?:那句|说的)"
+                        r"|^(?:昨天|前天|之前|前面|上次|上回|那天|前几天|早上|今天)(?:说|讲|提)(?:过)?的"
                         r"|那句|这句|那条消息|这条消息|那段话|这段话|你记(?:下)?的|你存的"
                         r"|(?:关于|有关)[^，,。！？!?]{1,20}?的?(?:那段|这段|那部分|这部分|那些话|这些话|那几句|内容)")
 # "包的事儿", "借钱那件事": a matter talked about (with 删掉, 抹掉 ... it is the conversation that is meant).
@@ -218,7 +222,10 @@ def _own_words(clause: Clause) -> bool:
 
 _TO_ASSISTANT = re.compile(r"(?:you|your|你|您)", re.I)
 _SUGGESTED_ZH = re.compile(r"(?:吧|呗)[。！!~～\s]{0,4}$")
+# ... and, with the subject left out as Chinese does, at the clause's start: "昨天说的那个账号名你忘掉吧"
+# ("老师说的…" is the teacher's).
 _OWN_REPORT = re.compile(r"我(?:刚才|刚刚|之前|前面)?(?:说|讲|提)的|当我没(?:说|讲|提)|i\s{1,8}(?:just\s{1,8})?(?:said|told|mentioned)"
+                         r"|^(?:刚才|刚刚|之前|前面|昨天|前天|上次|上回|那天|早上|今天|前几天)(?:说|讲|提)(?:过)?的"
                          r"|i\s{1,8}never\s{1,8}(?:said|told|mentioned)", re.I)
 
 
@@ -265,7 +272,7 @@ def _english(clause: Clause, rest: list[Clause]) -> Revocation | None:
         return Revocation(about, False, False, kept=True, attribute=attribute)
     if terms_of(about):
         kept = bool(match.group("keep")) or _MINE_EN.match(obj) is not None
-        return Revocation(about, False, False, said=said, kept=kept)
+        return Revocation(about, False, False, said=said, kept=kept, of_name=_NAME_OF.search(obj) is not None)
     if _POINTER_EN.search(obj):
         return Revocation("", True, False)
     return None  # "forget it", "never mind": conversation, not a revocation
@@ -357,7 +364,7 @@ def revocation_targets(revocation: Revocation, candidates: list[dict[str, Any]])
         # for "找老王借了五万", "包的事儿" for "刷了个包"): the one sentence sharing most of its
         # characters (half of them at least); two sharing as many say nothing of which is meant.
         targets = _best_sharing(candidates, chars, how)
-    kinds = kinds_named(revocation.about) if not targets else ()
+    kinds = (kinds_named(revocation.about) or (("name",) if revocation.of_name else ())) if not targets else ()
     if kinds:
         # A thing named by its kind, in none of its words ("the gym thing" for "my PureGym
         # membership", "学校名字" for "实验二小", ``categories.py``): what was said or kept of the
