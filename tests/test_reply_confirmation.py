@@ -198,3 +198,26 @@ def test_a_yes_with_its_reason_verifies_the_statement(clock):
         memory.add(Message("user", "ok, something else", "mia"))
         clock.advance(days=3)
         assert "24th of October" in memory.build_context("when is my due date?", "mia")
+
+
+def test_picking_one_of_the_assistants_options_keeps_that_one_only():
+    """"the second one", "第一个吧", a yes to "… I'd go with X. Book X?": the chosen option is the
+    user's, verified; the others leave with the message (a split keeps the rest)."""
+    offer = "Two flights work: the 7:15 on Finnair landing at 10:40, or the 9:50 on KLM landing at 13:05. Both are refundable."
+    memory = MemoryManager(store_path=None)
+    memory.add(Message("assistant", offer, "u"))
+    result = memory.add(Message("user", "the second one, I hate early alarms", "u"))
+    assert "chose_option" in result.reasons
+    context = memory.build_context("which flight am I on?", "u")
+    assert "9:50 on KLM" in context and "7:15" not in context and "refundable" in context
+
+    memory = MemoryManager(store_path=None)
+    memory.add(Message("assistant", "可以订周五晚上七点的川菜馆，或者周六中午的粤菜馆，我更推荐川菜馆。订川菜馆？", "u"))
+    assert "chose_option" in memory.add(Message("user", "好啊，订吧，我周五有空", "u")).reasons
+    context = memory.build_context("我们去哪家吃？", "u")
+    assert "川菜馆" in context and "粤菜馆" not in context
+
+    for reply in ["not the first one", "no, neither", "hmm let me think", "what about the price?"]:
+        memory = MemoryManager(store_path=None)
+        memory.add(Message("assistant", offer, "u"))
+        assert "chose_option" not in memory.add(Message("user", reply, "u")).reasons, reply

@@ -29,7 +29,7 @@ from .confirmation import question_for
 from .identifiers import extract_identifiers, version_candidates
 from .judge import Judge
 from .persona import SINGLE_VALUED_KEYS, render_fact
-from .reply import asks, reply_to
+from .reply import asks, chosen_option, reply_to
 from .answers import question_clauses
 from .resolve import Resolver
 from .revocation import detect_revocations
@@ -123,7 +123,8 @@ class Governor:
         across = [rid for rid, said in reversed(recent) if rid is not None and said.role == "user" and said.task_id == message.task_id]
         previous = next((rid for rid, said in reversed(here) if said.role == "user"), None)  # the user's last turn
         supersedes, reasons, facts, revoked = self._resolve(read, plan, record_id, mine, before, asking, across, previous)
-        reasons += self._answer(read, plan, record_id, before, asked)
+        answered, kept_one = self._answer(read, plan, record_id, before, asked)
+        reasons, supersedes = reasons + answered, supersedes + kept_one
         # The summary later folds what leaves the window, except unverified model output (see may_summarize).
         stored_in = ("window", "summary") if plan.verified else ("window",)
         stored_in += ("long_term",) if record_id is not None else ()
@@ -139,19 +140,27 @@ class Governor:
         return result, shown
 
     def _answer(self, message: Message, plan: WritePlan, record_id: int | None,
-                last: tuple[int | None, Message] | None, asked: bool) -> tuple[str, ...]:
+                last: tuple[int | None, Message] | None, asked: bool) -> tuple[tuple[str, ...], tuple[int, ...]]:
         """The user's reply to the assistant message right before it (``reply.py``): a yes
-        verifies it, a no supersedes it. Only the user's own words, never the model's."""
+        verifies it, a no supersedes it; picking one of the options it laid out ("the first one",
+        a yes to "… I'd lean Alma. Book Alma?") verifies that option, and the others leave with
+        the message (a split keeps the rest: returned as superseded). Only the user's own words,
+        never the model's. Returns (reasons, superseded ids)."""
         if (not self.policy.enabled or plan.source != "user_input" or plan.quoted or last is None
                 or last[0] is None or last[1].role != "assistant"):
-            return ()
+            return (), ()
         answer = reply_to(message.content, asked=asked, offer=last[1].content)
+        choice = chosen_option(message.content, last[1].content, answer == "accept") if answer != "deny" else None
+        if choice is not None and record_id is not None and self.ledger.verify(last[0]):
+            resolver = Resolver(self.store, self.ledger, self.policy.rates, _iso)
+            resolver.supersede_spans(message, last[0], choice[1], record_id)
+            return ("verified_previous_reply", "chose_option"), (last[0],)
         if answer == "accept" and self.ledger.verify(last[0]):
-            return ("verified_previous_reply",)
+            return ("verified_previous_reply",), ()
         if answer == "deny" and record_id is not None:
             self.ledger.supersede(last[0], record_id, self.policy.rates.conflict)
-            return ("rejected_previous_reply",)
-        return ()
+            return ("rejected_previous_reply",), ()
+        return (), ()
 
     def _resolve(self, message: Message, plan: WritePlan, record_id: int | None, recent: Sequence[int] = (),
                  before: tuple[int | None, Message] | None = None,

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from ..text.analyzer import analyze
 from ..text.segmenter import read_message
 
 __all__ = ["reply_to", "asks"]
@@ -133,3 +134,70 @@ def asks(text: str) -> bool:
 _OFFER = re.compile(r"\b(?:want\s{1,3}(?:it|me\s{1,3}to)|shall\s{1,3}i|should\s{1,3}i|would\s{1,3}you\s{1,3}like|do\s{1,3}you\s{1,3}want)\b"
                     r"|要不要|需要我|我帮你|好不好|可以吗", re.I)
 
+
+
+# -- a choice among the assistant's options ----------------------------------------------------------
+# An option joined to the one before it: "…at 09:58, or the 09:03 arriving 10:29", "…，或者住B".
+_OR = re.compile(r"^(?:or|或者|或是|还是|要么)(?:\b|(?=[\u4e00-\u9fff]))", re.I)
+# Which option a reply picks by its place: the first, the second, the last.
+_ORDINALS = ((0, re.compile(r"\b(?:the\s{1,3})?(?:first|1st|former)\b|第一(?:个|种|家|班|趟)?|前者|前一个|头一个", re.I)),
+             (1, re.compile(r"\b(?:the\s{1,3})?(?:second|2nd)\b|第二(?:个|种|家|班|趟)?", re.I)),
+             (-1, re.compile(r"\b(?:the\s{1,3})?(?:latter|last\s{1,3}one)\b|后者|后一个|最后一个", re.I)))
+_NUMBER = re.compile(r"\d[\d:.]{0,15}")
+
+
+def options_of(offer: str) -> list[tuple[int, int]]:
+    """The spans of the options an assistant message lays out, joined by "or" ("the 08:30 …, or the
+    09:03 …", "住A，或者住B"); [] when it offers fewer than two.
+
+        >>> offer = "Two options: the 08:30 from Paddington, or the 09:03 arriving 10:29. Want one?"
+        >>> [offer[a:b] for a, b in options_of(offer)]
+        ['the 08:30 from Paddington', 'or the 09:03 arriving 10:29']
+    """
+    clauses = read_message(offer[:2000])
+    for index in range(1, len(clauses)):
+        if _OR.match(clauses[index].core) and clauses[index].sentence == clauses[index - 1].sentence:
+            sentence = [c for c in clauses if c.sentence == clauses[index].sentence]
+            joined = [i for i, c in enumerate(sentence) if i and _OR.match(c.core)]
+            # The first option runs from the sentence's start, or from after a heading ("Two options:");
+            # each other one from its "or" to the next, over the clauses with no subject of their own
+            # (a price after a comma is its option's; "我更推荐川菜馆" is the speaker's lean, not the option).
+            begin = max((i + 1 for i in range(joined[0]) if offer[sentence[i].end:sentence[i].end + 1] in (":", "：")), default=0)
+            spans = []
+            for a, b in zip([begin, *joined], [*joined, len(sentence)]):
+                end = a + 1
+                while end < b and sentence[end].whose == "unknown":
+                    end += 1
+                spans.append((sentence[a].start, sentence[end - 1].end))
+            return spans
+    return []
+
+
+def _words(text: str) -> set[str]:
+    """Content words (stems, CJK bigrams) and numbers ("08:30"): what tells one option from another."""
+    return set(analyze(text[:LIMIT])) | {w for w in _NUMBER.findall(text[:LIMIT])}
+
+
+def chosen_option(reply: str, offer: str, accepted: bool) -> tuple[int, list[tuple[int, int]]] | None:
+    """Which of ``offer``'s options the user's ``reply`` takes, and the spans of the others: one
+    named by its place ("the first one", "第二个"), or by its own words ("the Alma one"); with a
+    plain yes (``accepted``), the one the offer itself leaned to ("… I'd lean Alma. Book Alma?").
+    None when the reply takes none, or more than one, or says no."""
+    options = options_of(offer)
+    clauses = read_message(reply[:LIMIT])
+    if len(options) < 2 or not clauses or _NO.match(clauses[0].text.strip()) or _NEGATED.search(clauses[0].core):
+        return None
+    said = [_words(offer[a:b]) for a, b in options]
+    place = next((index for index, pattern in _ORDINALS if pattern.search(clauses[0].core)), None)
+    if place is not None:
+        index = place % len(options)
+    else:
+        mine = _words(" ".join(c.core for c in clauses if c.sentence == clauses[0].sentence))
+        named = [i for i, words in enumerate(said) if mine & (words - set().union(*(w for j, w in enumerate(said) if j != i)))]
+        if len(named) != 1 and accepted:
+            rest = _words(offer[options[-1][1]:2000])  # what the offer says after its options: its lean
+            named = [i for i, words in enumerate(said) if rest & (words - set().union(*(w for j, w in enumerate(said) if j != i)))]
+        if len(named) != 1:
+            return None
+        index = named[0]
+    return index, [span for i, span in enumerate(options) if i != index]

@@ -323,6 +323,7 @@ class Resolver:
         kept = _JOINERS.sub("", " ".join(pieces + [content[last:]])).strip()
         kept = re.sub(r"\s{2,}", " ", kept)
         kept = re.sub(r"([，,;；、])(?:\s*[，,;；、])+", r"\1", kept)  # "5800， ，房东" -> "5800，房东"
+        kept = re.sub(r"\s*[，,;；、]+\s*([.。!！?？])", r"\1", kept)  # "at 09:58, . Off-peak" -> "at 09:58. Off-peak"
         if kept and len(kept) >= 2 and kept != content and re.search(r"\w", kept):  # not "? ?": no words left
             self._split(message, record, kept)
         self.ledger.supersede(record_id, by, self.rates.conflict)
