@@ -13,6 +13,10 @@ it, governance reads that answer's first clause:
              (a bare "ok" / "好的" after a statement acknowledges it; it does not vouch for it)
     deny     a no ("no, the earlier one", "nope, O negative", "不是，是周五上午十点半", "不对，是猕猴桃")
              → the assistant message is superseded by the user's: it leaves every track
+    choose   one of the options it laid out ("the 7:15 …, or the 9:50 …" — "the second one",
+             "第一个吧", words only one option has, or a yes to an offer that leaned to one)
+             → verified, the other options superseded with the message; a split keeps the rest
+             (``chosen_option``)
 
 Anything else — a new topic, a question, "let's do it later" — leaves it as it was: unverified.
 Only the user's own reply counts, and only to the message right before it: the model cannot
@@ -32,7 +36,7 @@ import re
 from ..text.analyzer import analyze
 from ..text.segmenter import read_message
 
-__all__ = ["reply_to", "asks"]
+__all__ = ["reply_to", "asks", "options_of", "chosen_option"]
 
 _YES_EN = (r"yes|yeah|yep|yup|ya|sure|ok(?:ay)?|correct|right|exactly|perfect|great|absolutely|definitely|"
            r"sounds\s{1,3}(?:good|great|perfect)|that'?s\s{1,3}(?:right|correct|it|perfect)|that\s{1,3}works|deal|go\s{1,3}ahead|do\s{1,3}it|please\s{1,3}do")
@@ -133,7 +137,6 @@ def asks(text: str) -> bool:
 
 _OFFER = re.compile(r"\b(?:want\s{1,3}(?:it|me\s{1,3}to)|shall\s{1,3}i|should\s{1,3}i|would\s{1,3}you\s{1,3}like|do\s{1,3}you\s{1,3}want)\b"
                     r"|要不要|需要我|我帮你|好不好|可以吗", re.I)
-
 
 
 # -- a choice among the assistant's options ----------------------------------------------------------
