@@ -12,6 +12,13 @@ def _memory() -> MemoryManager:
     return MemoryManager(store_path=None, window_size=4)
 
 
+def _supersedes(old: str, new: str) -> bool:
+    """Whether ``new``, said after ``old`` alone, supersedes something."""
+    memory = _memory()
+    memory.add(Message("user", old, "u"))
+    return bool(memory.add(Message("user", new, "u")).supersedes)
+
+
 def _context(memory: MemoryManager, query: str, **scope) -> str:
     return memory.build_context(query, "u", top_k=8, **scope)
 
@@ -321,16 +328,12 @@ def test_a_named_thing_given_a_new_number_is_restated():
     context = _context(memory, "which python do the lab machines run?")
     assert "3.12" in context and "3.9" not in context
 
-    memory = _memory()
-    memory.add(Message("user", "家里的音箱是小爱音箱2，声音一般", "u"))
-    assert memory.add(Message("user", "换了，现在是小爱音箱4", "u")).supersedes
+    assert _supersedes("家里的音箱是小爱音箱2，声音一般", "换了，现在是小爱音箱4")
 
     for later in ["my brother switched to a Kindle 11", "I also switched to a Kindle 11 for travel",
                   "the shop now sells the Kindle 11", "Amazon just upgraded the Kindle 11 screen",
                   "the Kindle 11 is out now"]:
-        memory = _memory()
-        memory.add(Message("user", "I read on a Kindle 10 every night", "u"))
-        assert not memory.add(Message("user", later, "u")).supersedes, later
+        assert not _supersedes("I read on a Kindle 10 every night", later), later
 
 
 def test_what_names_a_thing_and_its_number():
@@ -348,9 +351,7 @@ def test_a_rule_moved_from_a_day_on_is_replaced_but_one_day_is_an_exception():
                             ("我们每天早上9点半开站会", "明天开始站会改到10点半了", True),
                             ("我们每天早上9点半开站会", "明天站会改到10点半", False),
                             ("we have standup every day at 9:30 on zoom", "tomorrow standup is moved to 10:30", False)]:
-        memory = _memory()
-        memory.add(Message("user", old, "u"))
-        assert bool(memory.add(Message("user", new, "u")).supersedes) is moved, new
+        assert _supersedes(old, new) is moved, new
 
 
 def test_a_time_said_to_hold_something_else_now_replaces_what_it_held():
@@ -364,6 +365,4 @@ def test_a_time_said_to_hold_something_else_now_replaces_what_it_held():
             ("tuesday 3pm is my piano lesson", "I moved the dentist to tuesday 3pm", False),
             ("every saturday morning I go hiking", "saturday morning is the dentist this week", False),
             ("my sister does yoga on sundays", "sundays are brunch days now", False)]:
-        memory = _memory()
-        memory.add(Message("user", old, "u"))
-        assert bool(memory.add(Message("user", new, "u")).supersedes) is replaced, new
+        assert _supersedes(old, new) is replaced, new
